@@ -1,0 +1,84 @@
+// Shared benchmark plumbing: start a server process on a free port, wait until it answers,
+// load it with autocannon from this process, and format figures.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import autocannon from "autocannon";
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const SESSION_SECRET = "bench-session-secret-with-at-least-32-bytes";
+export const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 8);
+
+export async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Spawns `node <script> ...args`, with stdout discarded, and waits for `readyPath` to answer. */
+export async function startProcess(script, args, env = {}, readyPath = "/health") {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script, ...args.map((arg) => String(arg).replace("$PORT", port))], {
+    cwd: REPO,
+    env: { ...process.env, APP_SESSION_SECRET: SESSION_SECRET, PORT: String(port), ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const response = await fetch(url + readyPath);
+      await response.arrayBuffer();
+      break;
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${script} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    },
+  };
+}
+
+/** A viewer session on a running server: cookie and CSRF token from its page. */
+export async function viewerSession(url) {
+  const response = await fetch(url + "/");
+  const cookie = response.headers.get("set-cookie").split(";")[0];
+  const csrf = /APP_CSRF_TOKEN = "([^"]+)"/.exec(await response.text())[1];
+  return { cookie, csrf };
+}
+
+export function load(options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ duration: DURATION_SEC, connections: 50, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+export function summary(result) {
+  return {
+    reqPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export function printTable(title, rows) {
+  console.log(`\n## ${title}\n`);
+  const keys = Object.keys(rows[0]);
+  console.log(`| ${keys.join(" | ")} |`);
+  console.log(`| ${keys.map(() => "---").join(" | ")} |`);
+  for (const row of rows) console.log(`| ${keys.map((key) => row[key]).join(" | ")} |`);
+}
+
+export const ratio = (a, b) => (b === 0 ? "n/a" : (a / b).toFixed(2));

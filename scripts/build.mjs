@@ -1,0 +1,20 @@
+// Builds the server (tsc: types checked, ESM emitted to dist/) and the browser client
+// (esbuild: one classic script for /__app/client.js and an ESM entry for bundlers, with
+// declarations from tsc). Run by `npm install` through the prepare script.
+import { execFileSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { build } from "esbuild";
+
+const require = createRequire(import.meta.url);
+const tsc = require.resolve("typescript/bin/tsc");
+
+rmSync("dist", { recursive: true, force: true });
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { stdio: "inherit" });
+
+if (existsSync("src/client/index.ts")) {
+  const common = { bundle: true, target: ["es2020"], sourcemap: true, logLevel: "warning", legalComments: "none" };
+  await build({ ...common, entryPoints: ["src/client/browser-entry.ts"], outfile: "dist/client/client.js", format: "iife", minify: true });
+  await build({ ...common, entryPoints: ["src/client/index.ts"], outfile: "dist/client/index.js", format: "esm", platform: "neutral" });
+  execFileSync(process.execPath, [tsc, "-p", "src/client/tsconfig.json"], { stdio: "inherit" });
+}

@@ -1,0 +1,57 @@
+/**
+ * Command-line flags and their environment twins (CONTRACT section 1). A flag wins over
+ * its variable.
+ */
+import { parseArgs } from "node:util";
+import { StartupError } from "../errors/http-error.js";
+
+export interface CliOptions {
+  port: number;
+  host: string;
+  root: string | undefined;
+  config: string | undefined;
+  dev: boolean;
+}
+
+export const USAGE = `usage: node index.js [--port N] [--host H] [--root DIR] [--config FILE] [--dev]
+
+  --port N       port to listen on (APP_PORT, default 8080)
+  --host H       address to bind (APP_HOST, default 127.0.0.1)
+  --root DIR     the app root with public/, plugins/, modules/ (APP_ROOT, default: the bundled demo)
+  --config FILE  config file (APP_CONFIG, default <root>/app.config.json when it exists)
+  --dev          dev mode: dev routes, pretty logs, reload of edited server files (APP_DEV_MODE=1)`;
+
+export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        root: { type: "string" },
+        config: { type: "string" },
+        dev: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new StartupError(`${(error as Error).message}\n${USAGE}`);
+  }
+  const values = parsed.values;
+  if (values.help) return "help";
+  const portText = values.port ?? env.APP_PORT ?? "8080";
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    throw new StartupError(`${values.port !== undefined ? "--port" : "APP_PORT"} must be a port number, got "${portText}"`);
+  }
+  return {
+    port,
+    host: values.host ?? env.APP_HOST ?? "127.0.0.1",
+    root: values.root ?? (env.APP_ROOT || undefined),
+    config: values.config ?? (env.APP_CONFIG || undefined),
+    dev: values.dev === true || env.APP_DEV_MODE === "1",
+  };
+}

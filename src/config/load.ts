@@ -1,0 +1,42 @@
+/**
+ * Reads, substitutes and validates app.config.json once at start, and turns it into the
+ * resolved settings the rest of the server reads. Nothing here runs per request.
+ */
+import { readFile } from "node:fs/promises";
+import sjson from "secure-json-parse";
+import { StartupError } from "../errors/http-error.js";
+import { configSchema, type AppConfigFile, type AppConfigInput } from "./schema.js";
+import { formatPath, substituteEnv } from "./substitute-env.js";
+import { resolveConfig, type ResolvedConfig } from "./resolve.js";
+
+export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new StartupError(`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+  let raw: unknown;
+  try {
+    // Rejects "__proto__" and "constructor.prototype" keys: a config file must not be a
+    // way to reach Object.prototype through the registries built from it.
+    raw = sjson.parse(text, null, { protoAction: "error", constructorAction: "error" });
+  } catch (error) {
+    throw new StartupError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseConfig(raw, env, file);
+}
+
+/** Validates a config object (from a file or handed to `createServer`). */
+export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv, source = "config"): ResolvedConfig {
+  const substituted = substituteEnv(raw ?? {}, env);
+  const parsed = configSchema.safeParse(substituted);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const keys = issue.code === "unrecognized_keys" ? ` (unknown key ${issue.keys.join(", ")})` : "";
+    throw new StartupError(`${source}: invalid value at ${formatPath(issue.path)}: ${issue.message}${keys}`);
+  }
+  return resolveConfig(parsed.data as AppConfigFile, env, source);
+}
+
+export type { AppConfigInput };

@@ -1,0 +1,117 @@
+/**
+ * Turns the validated config file into the settings the server reads. Every map keyed by
+ * a user-chosen name (context ids, proxy aliases, plugin ids) becomes a `Map`, so that a
+ * lookup of `__proto__` or `toString` can never reach an inherited property.
+ */
+import { StartupError } from "../errors/http-error.js";
+import type { AppConfigFile, IsolationSettings, JwtSettings, ProxyConfig, VerifierContext } from "./schema.js";
+
+export interface RpcSettings {
+  maxBodyBytes: number;
+  timeoutMs: number;
+  maxConcurrency: number | undefined;
+  queueLimit: number | undefined;
+  isolation: IsolationSettings;
+}
+
+export interface ResolvedConfig {
+  allowedOrigins: ReadonlySet<string>;
+  trustProxy: boolean;
+  shutdownTimeoutMs: number;
+  sessionTtlSec: number;
+  rpc: RpcSettings;
+  /** `null` when neither `rpcVerifiers` nor `rpcAuth` is configured. */
+  rpcVerifiers: ReadonlyMap<string, VerifierContext> | null;
+  proxies: ReadonlyMap<string, ProxyConfig>;
+  jwt: JwtSettings;
+  outbound: { allow: readonly string[]; timeoutMs: number };
+  metrics: { enabled: boolean; token: string | undefined };
+  /** The `plugins.<id>` / `modules.<id>` section, deep-frozen. */
+  itemConfig(kind: "plugin" | "module", id: string): unknown;
+  /** Secret strings found in the config, kept out of logs. */
+  secrets: readonly string[];
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_QUEUE_LIMIT = 100;
+
+export function resolveConfig(file: AppConfigFile, env: NodeJS.ProcessEnv, source: string): ResolvedConfig {
+  const server = file.server ?? {};
+  const secure = server.secure ?? {};
+  if (secure.rpcVerifiers && secure.rpcAuth) {
+    throw new StartupError(
+      `${source}: server.secure.rpcVerifiers and its legacy alias server.secure.rpcAuth are both set; keep one`,
+    );
+  }
+  const verifierEntries = secure.rpcVerifiers ?? secure.rpcAuth;
+  const plugins = toMap(file.plugins);
+  const modules = toMap(file.modules);
+  const rpc = server.rpc ?? {};
+
+  return {
+    allowedOrigins: new Set((server.allowedOrigins ?? []).map(normaliseOrigin)),
+    trustProxy: server.trustProxy ?? false,
+    shutdownTimeoutMs: server.shutdownTimeoutMs ?? 10_000,
+    sessionTtlSec: server.session?.ttlSec ?? 8 * 3600,
+    rpc: {
+      maxBodyBytes: rpc.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      timeoutMs: rpc.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxConcurrency: rpc.maxConcurrency,
+      queueLimit: rpc.queueLimit,
+      isolation: rpc.isolation ?? {},
+    },
+    rpcVerifiers: verifierEntries ? toMap(verifierEntries) : null,
+    proxies: toMap(secure.proxies),
+    jwt: server.auth?.jwt ?? {},
+    outbound: { allow: server.outbound?.allow ?? [], timeoutMs: server.outbound?.timeoutMs ?? 30_000 },
+    metrics: { enabled: server.metrics?.enabled ?? false, token: server.metrics?.token },
+    itemConfig(kind, id) {
+      return (kind === "plugin" ? plugins : modules).get(id) ?? {};
+    },
+    secrets: collectSecrets(file, env),
+  };
+}
+
+function toMap<T>(record: Record<string, T> | undefined): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const [key, value] of Object.entries(record ?? {})) map.set(key, deepFreeze(value));
+  return map;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
+function normaliseOrigin(origin: string): string {
+  try {
+    return new URL(origin).origin;
+  } catch {
+    return origin;
+  }
+}
+
+/** Values that must never be printed: JWT secrets, the env secrets they name, proxy header values. */
+function collectSecrets(file: AppConfigFile, env: NodeJS.ProcessEnv): string[] {
+  const out = new Set<string>();
+  const addJwt = (jwt: Record<string, unknown> | undefined) => {
+    if (!jwt) return;
+    if (typeof jwt.secret === "string") out.add(jwt.secret);
+    if (typeof jwt.secretEnv === "string" && env[jwt.secretEnv]) out.add(env[jwt.secretEnv]!);
+  };
+  addJwt(file.server?.auth?.jwt);
+  const secure = file.server?.secure;
+  for (const context of Object.values(secure?.rpcVerifiers ?? secure?.rpcAuth ?? {})) {
+    for (const settings of Object.values(context.verifiers ?? {})) addJwt(settings);
+  }
+  for (const proxy of Object.values(secure?.proxies ?? {})) {
+    addJwt(proxy.auth?.jwt);
+    for (const value of Object.values(proxy.headers ?? {})) out.add(value);
+  }
+  if (file.server?.metrics?.token) out.add(file.server.metrics.token);
+  return [...out].filter((secret) => secret.length >= 6);
+}

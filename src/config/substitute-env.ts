@@ -1,0 +1,33 @@
+import { StartupError } from "../errors/http-error.js";
+
+const REFERENCE = /<%\s*([A-Za-z_][A-Za-z0-9_]*)\s*%>/g;
+
+/**
+ * Replaces `<% NAME %>` in every string value with the environment variable NAME
+ * (CONTRACT section 8). An unset variable is a startup error naming the key path, so a
+ * deployment never runs with an empty API key in an upstream header.
+ */
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path: string[] = []): unknown {
+  if (typeof value === "string") {
+    return value.replace(REFERENCE, (_match, name: string) => {
+      const resolved = env[name];
+      if (resolved === undefined) {
+        throw new StartupError(
+          `config key ${formatPath(path)} references environment variable ${name}, which is not set`,
+        );
+      }
+      return resolved;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, [...path, String(index)]));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = substituteEnv(item, env, [...path, key]);
+    return out;
+  }
+  return value;
+}
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.length === 0 ? "(root)" : path.map(String).join(".");
+}

@@ -1,0 +1,82 @@
+/**
+ * The last step of every call: the JSON answer and exactly one structured log event
+ * (`rpc.complete`, `rpc.error`, `rpc.timeout`, `rpc.rejected` or `rpc.circuit_open`).
+ */
+import type { FastifyReply } from "fastify";
+import { RpcError, errorOf } from "../errors/http-error.js";
+import type { Logger } from "../log/logger.js";
+import { ClientGoneError } from "./body.js";
+import type { RpcCall } from "./call.js";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+export interface AnswerOptions {
+  dev: boolean;
+  log: Logger;
+}
+
+export function answerResult(reply: FastifyReply, call: RpcCall, result: unknown, options: AnswerOptions): void {
+  let payload: string;
+  try {
+    payload = `{"result":${JSON.stringify(result === undefined ? null : result) ?? "null"}}`;
+  } catch (error) {
+    answerError(reply, call, errorOf("RPC_BAD_RESULT", { reason: (error as Error).message }), options);
+    return;
+  }
+  logEvent(options.log, "rpc.complete", call, 200, undefined);
+  if (clientGone(reply)) return;
+  reply.code(200).header("content-type", JSON_TYPE).send(payload);
+}
+
+export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, options: AnswerOptions): void {
+  if (error instanceof ClientGoneError) {
+    // Nobody to answer; still one event so every call is accounted for.
+    logEvent(options.log, "rpc.error", call, 499, "RPC_CLIENT_CLOSED");
+    return;
+  }
+  const rpcError = toRpcError(error, call, options.dev);
+  const event = eventFor(rpcError, call);
+  logEvent(options.log, event, call, rpcError.status, rpcError.code, rpcError === error ? undefined : error);
+  if (clientGone(reply)) return;
+  if ((rpcError as { closeConnection?: boolean }).closeConnection) reply.header("connection", "close");
+  if (rpcError.code === "RPC_METHOD_NOT_ALLOWED") reply.header("allow", "POST");
+  const retryAfterMs = rpcError.details.retryAfterMs;
+  if (typeof retryAfterMs === "number") reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+  reply.code(rpcError.status).header("content-type", JSON_TYPE).send(JSON.stringify(rpcError.toJSON()));
+}
+
+function toRpcError(error: unknown, call: RpcCall, dev: boolean): RpcError {
+  if (error instanceof RpcError) return error;
+  // Outside dev mode a method's own error text may hold internals: answer a generic
+  // message with the request id, and keep the real error for the log.
+  const message = dev && error instanceof Error ? error.message : undefined;
+  return errorOf("RPC_INTERNAL_ERROR", { requestId: call.requestId }, message);
+}
+
+function eventFor(error: RpcError, call: RpcCall): string {
+  if (error.code === "RPC_TIMEOUT") return "rpc.timeout";
+  if (error.code === "RPC_CIRCUIT_OPEN") return "rpc.circuit_open";
+  return call.phase === "check" && error.status < 500 ? "rpc.rejected" : "rpc.error";
+}
+
+function logEvent(log: Logger, event: string, call: RpcCall, status: number, code: string | undefined, err?: unknown): void {
+  const fields: Record<string, unknown> = {
+    event,
+    reqId: call.requestId,
+    kind: call.kind,
+    id: call.id,
+    method: call.method,
+    contextId: call.contextId,
+    durationMs: Math.round((performance.now() - call.startedAt) * 1000) / 1000,
+    status,
+  };
+  if (code !== undefined) fields.code = code;
+  if (err !== undefined) fields.err = err;
+  if (status >= 500) log.error(fields, event);
+  else if (event === "rpc.complete") log.info(fields, event);
+  else log.warn(fields, event);
+}
+
+function clientGone(reply: FastifyReply): boolean {
+  return reply.raw.destroyed || reply.sent;
+}

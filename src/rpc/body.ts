@@ -1,0 +1,109 @@
+/**
+ * The bounded RPC body (CONTRACT section 5): a Content-Length over the method's
+ * `maxBodyBytes` is refused before a byte is read, and a chunked body is cut off as soon as
+ * it passes the limit, so a client cannot make the server buffer more than the limit.
+ */
+import type { IncomingMessage } from "node:http";
+import sjson from "secure-json-parse";
+import { errorOf } from "../errors/http-error.js";
+
+export interface RpcBody {
+  args: unknown[];
+  viewerId: string | undefined;
+  contextId: string | undefined;
+}
+
+/** Thrown when the client went away while we were reading; nobody is left to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("client closed the connection");
+    this.name = "ClientGoneError";
+  }
+}
+
+export function tooLarge(limit: number) {
+  const error = errorOf("RPC_PAYLOAD_TOO_LARGE", { limit });
+  // The rest of an oversized body is not worth reading: answer, then close the connection.
+  (error as { closeConnection?: boolean }).closeConnection = true;
+  return error;
+}
+
+export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = () => {
+      cleanup();
+      reject(new ClientGoneError());
+    };
+    const onClose = () => {
+      if (!req.readableEnded) {
+        cleanup();
+        reject(new ClientGoneError());
+      }
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
+}
+
+/** Parses and checks the body shape: `{ args?: array, viewerId?: string, contextId?: string }`. */
+export function parseRpcBody(raw: Buffer): RpcBody {
+  // An empty body is a call with no arguments, which keeps `curl -X POST` usable.
+  if (raw.length === 0) return { args: [], viewerId: undefined, contextId: undefined };
+  let value: unknown;
+  try {
+    // Rejects "__proto__" / "constructor.prototype" keys anywhere in the body, as
+    // Fastify's own JSON parser does, so no argument can carry a prototype payload.
+    value = sjson.parse(raw, null, { protoAction: "error", constructorAction: "error" });
+  } catch (error) {
+    throw errorOf("RPC_BAD_REQUEST", { reason: reasonOf(error) }, "Request body is not valid JSON");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw errorOf("RPC_BAD_REQUEST", { reason: "body-not-object" }, "Request body must be a JSON object");
+  }
+  const body = value as Record<string, unknown>;
+  if (body.args !== undefined && !Array.isArray(body.args)) {
+    throw errorOf("RPC_BAD_REQUEST", { reason: "args-not-array" }, "args must be an array");
+  }
+  for (const field of ["viewerId", "contextId"] as const) {
+    if (body[field] !== undefined && typeof body[field] !== "string") {
+      throw errorOf("RPC_BAD_REQUEST", { reason: `${field}-not-string` }, `${field} must be a string`);
+    }
+  }
+  return {
+    args: (body.args as unknown[] | undefined) ?? [],
+    viewerId: body.viewerId as string | undefined,
+    contextId: body.contextId as string | undefined,
+  };
+}
+
+function reasonOf(error: unknown): string {
+  const message = (error as Error)?.message ?? "";
+  return /prototype|__proto__|constructor/i.test(message) ? "forbidden-key" : "invalid-json";
+}

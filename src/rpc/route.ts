@@ -1,0 +1,101 @@
+/**
+ * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
+ * each step its own module, the first failing step answers (CONTRACT section 5):
+ *   route → target → session, CSRF, origin → bounded body → verifiers
+ *     → runtime (breaker → queue → executor) → answer + one log event.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { errorOf } from "../errors/http-error.js";
+import { resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-verifiers.js";
+import { refreshTarget } from "../discovery/dev-reload.js";
+import type { RpcRuntime } from "../runtime/runtime.js";
+import type { ServerCore } from "../server/core.js";
+import { checkAccess } from "./access.js";
+import { answerError, answerResult, type AnswerOptions } from "./answer.js";
+import { ClientGoneError, parseRpcBody, readBoundedBody } from "./body.js";
+import { startCall } from "./call.js";
+import { resolveMethod, resolveTargetItem } from "./target.js";
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+interface RpcParams {
+  kind: string;
+  id: string;
+  method: string;
+}
+
+export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCore; runtime: RpcRuntime }): Promise<void> {
+  const { core, runtime } = options;
+  const answer: AnswerOptions = { dev: core.dev, log: core.log };
+  const originPolicy = { allowedOrigins: core.config.allowedOrigins, trustProxy: core.config.trustProxy };
+
+  // The body is read by the gateway itself, after the session checks and against the
+  // method's own `maxBodyBytes`, so Fastify must leave the stream alone.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+
+  async function handle(request: FastifyRequest<{ Params: RpcParams }>, reply: FastifyReply) {
+    const call = startCall(request.id, request.params);
+    const client = new AbortController();
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) client.abort(new ClientGoneError());
+    });
+    try {
+      if (request.method !== "POST") throw errorOf("RPC_METHOD_NOT_ALLOWED");
+      const target = resolveTargetItem(core.registry, call.kind, call.id);
+      if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log);
+      const entry = resolveMethod(target, call.method);
+      const access = await checkAccess(request, entry, core.sessions, originPolicy);
+      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes));
+      const resolved = resolveVerifierContext(core.config.rpcVerifiers, body.contextId);
+      call.contextId = resolved.name;
+      const user = access.isPublic
+        ? null
+        : await runRpcVerifiers(
+            {
+              req: request.raw,
+              res: reply.raw,
+              core,
+              contextId: body.contextId,
+              kind: entry.kind,
+              id: entry.id,
+              method: entry.name,
+              resolved,
+              requireSession: entry.policy.requireSession,
+            },
+            core.rpcVerifiers,
+            core.log,
+          );
+      const result = await runtime.run({
+        entry,
+        call,
+        args: body.args,
+        session: access.session ? { id: access.session.id } : null,
+        user,
+        viewerId: body.viewerId,
+        contextId: body.contextId,
+        config: target.config,
+        log: request.log as unknown as ServerCore["log"],
+        req: request.raw,
+        res: reply.raw,
+        clientSignal: client.signal,
+      });
+      answerResult(reply, call, result, answer);
+    } catch (error) {
+      answerError(reply, call, error, answer);
+    }
+    return reply;
+  }
+
+  app.route<{ Params: RpcParams }>({ method: [...ALL_METHODS], url: "/__rpc/:kind/:id/:method", handler: handle });
+  // Anything else below /__rpc/ (too few or too many segments) names no target.
+  app.route({
+    method: [...ALL_METHODS],
+    url: "/__rpc/*",
+    handler: async (request, reply) => {
+      const call = startCall(request.id, { kind: "", id: "", method: "" });
+      answerError(reply, call, errorOf("RPC_UNKNOWN_TARGET"), answer);
+      return reply;
+    },
+  });
+}

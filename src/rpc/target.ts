@@ -1,0 +1,18 @@
+/**
+ * Route → target: which plugin or module method a URL names. Lookups go through `Map`s,
+ * so `toString`, `constructor`, `__proto__` or `hasOwnProperty` never resolve.
+ */
+import { errorOf } from "../errors/http-error.js";
+import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
+
+export function resolveTargetItem(registry: Registry, kind: string, id: string): Target {
+  const target = registry.target(kind, id);
+  if (!target) throw errorOf("RPC_UNKNOWN_TARGET");
+  return target;
+}
+
+export function resolveMethod(target: Target, method: string): MethodEntry {
+  const entry = target.methods.get(method);
+  if (!entry) throw errorOf("RPC_UNKNOWN_METHOD");
+  return entry;
+}

@@ -1,0 +1,26 @@
+/**
+ * The server's shared state, built once at start and handed to each part of the request
+ * path. Verifiers receive it as `core`.
+ */
+import type { ResolvedConfig } from "../config/resolve.js";
+import type { Registry } from "../discovery/registry.js";
+import type { Logger } from "../log/logger.js";
+import type { LogRingBuffer } from "../log/ring-buffer.js";
+import type { SessionSigner } from "../auth/session.js";
+import type { VerifierRegistry } from "../auth/verifier-registry.js";
+import type { RpcVerifier } from "../auth/rpc-verifiers.js";
+import type { ProxyVerifier } from "../proxy/verifiers.js";
+
+export interface ServerCore {
+  root: string;
+  dev: boolean;
+  config: ResolvedConfig;
+  log: Logger;
+  ringBuffer: LogRingBuffer | null;
+  registry: Registry;
+  sessions: SessionSigner;
+  rpcVerifiers: VerifierRegistry<RpcVerifier>;
+  proxyVerifiers: VerifierRegistry<ProxyVerifier>;
+  startedAt: number;
+  version: string;
+}

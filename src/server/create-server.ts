@@ -1,0 +1,232 @@
+/**
+ * `createServer()`: builds one server from an app root and a config. Everything that can
+ * be decided once (config, secrets, discovery, verifier names) is decided here, before
+ * `listen()`, so a misconfigured server fails at start instead of at the first request.
+ */
+import { randomUUID } from "node:crypto";
+import { access, constants, readFile, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import fastifyCookie from "@fastify/cookie";
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from "fastify";
+import type { DestinationStream } from "pino";
+import { SessionSigner, sessionSecretFrom } from "../auth/session.js";
+import { VerifierRegistry } from "../auth/verifier-registry.js";
+import { checkRpcVerifierNames, type RpcVerifier } from "../auth/rpc-verifiers.js";
+import { loadConfigFile, parseConfig } from "../config/load.js";
+import type { AppConfigInput } from "../config/schema.js";
+import type { ResolvedConfig } from "../config/resolve.js";
+import { discover } from "../discovery/discover.js";
+import type { Target } from "../discovery/registry.js";
+import { StartupError, errorOf } from "../errors/http-error.js";
+import type { ErrorCode } from "../errors/codes.js";
+import { createLogger, type Logger } from "../log/logger.js";
+import type { ProxyVerifier } from "../proxy/verifiers.js";
+import { rpcRoutes } from "../rpc/route.js";
+import { addDevServerTargets } from "../rpc/server-methods.js";
+import { RpcRuntime } from "../runtime/runtime.js";
+import { installAppServerGlobal } from "./app-server-global.js";
+import type { ServerCore } from "./core.js";
+import { staticRoutes } from "./static-routes.js";
+
+const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const DEMO_ROOT = join(PACKAGE_ROOT, "demo");
+
+export interface CreateServerOptions {
+  /** The app root (default: the bundled demo app). */
+  root?: string;
+  /** A config object, or the path of a JSON config file. Default: `<root>/app.config.json` when it exists. */
+  config?: AppConfigInput | string;
+  dev?: boolean;
+  port?: number;
+  host?: string;
+  /** Environment for `<% NAME %>`, `secretEnv`, `APP_SESSION_SECRET` (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Where log lines go (default stdout). */
+  logDestination?: DestinationStream | NodeJS.WritableStream;
+  logLevel?: string;
+}
+
+export interface AppServer {
+  readonly app: FastifyInstance;
+  readonly core: ServerCore;
+  readonly log: Logger;
+  /** Starts listening; resolves to the URL. */
+  listen(): Promise<string>;
+  /** Stops accepting, lets in-flight calls finish, releases everything. */
+  close(): Promise<void>;
+  /** The bound address once listening. */
+  address(): { host: string; port: number } | null;
+  readonly url: string | null;
+}
+
+export async function createServer(options: CreateServerOptions = {}): Promise<AppServer> {
+  const env = options.env ?? process.env;
+  const root = resolve(options.root ?? DEMO_ROOT);
+  await checkRoot(root);
+  const config = await readConfig(root, options.config, env);
+  const dev = options.dev ?? env.APP_DEV_MODE === "1";
+  const { logger: log, ringBuffer } = createLogger({
+    dev,
+    destination: options.logDestination,
+    level: options.logLevel ?? env.APP_LOG_LEVEL,
+    devLogMaxEntries: Number(env.APP_DEV_LOG_MAX_ENTRIES) || 10_000,
+    secrets: [...config.secrets, env.APP_SESSION_SECRET ?? ""],
+  });
+  const { secret, generated } = sessionSecretFrom(env);
+  if (generated) log.warn("APP_SESSION_SECRET is not set: using a random secret, so sessions end when the server restarts");
+
+  const rpcVerifiers = new VerifierRegistry<RpcVerifier>("RPC");
+  const proxyVerifiers = new VerifierRegistry<ProxyVerifier>("proxy");
+  installAppServerGlobal({
+    dev,
+    outbound: { allow: config.outbound.allow, timeoutMs: config.outbound.timeoutMs },
+    registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn),
+    registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn),
+  });
+
+  const registry = await discover({
+    root,
+    config,
+    log,
+    bootApi: (item) => ({
+      registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier),
+      registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier),
+      config: config.itemConfig(item.kind, item.id),
+      log: log.child({ [item.kind]: item.id }),
+      dev,
+      kind: item.kind,
+      id: item.id,
+    }),
+  });
+  checkRpcVerifierNames(config.rpcVerifiers, rpcVerifiers);
+  warnSessionlessMethods(registry.all(), log);
+
+  const core: ServerCore = {
+    root,
+    dev,
+    config,
+    log,
+    ringBuffer,
+    registry,
+    sessions: new SessionSigner(secret, config.sessionTtlSec),
+    rpcVerifiers,
+    proxyVerifiers,
+    startedAt: Date.now(),
+    version: await packageVersion(),
+  };
+  const runtime = new RpcRuntime(core);
+  if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status() });
+
+  const app = Fastify({
+    loggerInstance: log,
+    // Each RPC call logs its own single event; Fastify's per-request lines would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+  }) as unknown as FastifyInstance;
+  app.setErrorHandler(answerFrameworkError);
+  app.setNotFoundHandler((_request, reply) => {
+    const error = errorOf("NOT_FOUND");
+    reply.code(404).send(error.toJSON());
+  });
+  await app.register(fastifyCookie);
+  await app.register(rpcRoutes, { core, runtime });
+  await app.register(staticRoutes, { core });
+
+  let url: string | null = null;
+  const server: AppServer = {
+    app,
+    core,
+    log,
+    get url() {
+      return url;
+    },
+    address() {
+      const address = app.server.address();
+      return address && typeof address === "object" ? { host: address.address, port: address.port } : null;
+    },
+    async listen() {
+      const host = options.host ?? "127.0.0.1";
+      const port = options.port ?? 8080;
+      try {
+        await app.listen({ host, port });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EADDRINUSE") throw new StartupError(`port ${port} on ${host} is already in use`);
+        if (code === "EACCES") throw new StartupError(`no permission to listen on ${host}:${port}`);
+        if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new StartupError(`cannot listen on host ${host}`);
+        throw error;
+      }
+      const bound = server.address()!;
+      url = `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
+      log.info({ url, dev, root }, `listening on ${url}`);
+      return url;
+    },
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+  return server;
+}
+
+async function checkRoot(root: string): Promise<void> {
+  try {
+    const info = await stat(root);
+    if (!info.isDirectory()) throw new StartupError(`app root ${root} is not a directory`);
+    await access(root, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    if (error instanceof StartupError) throw error;
+    throw new StartupError(`cannot read app root ${root}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
+async function readConfig(root: string, config: CreateServerOptions["config"], env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
+  if (config !== undefined && typeof config !== "string") return parseConfig(config, env);
+  const file = config ?? join(root, "app.config.json");
+  const exists = await stat(file).then(() => true, () => false);
+  if (!exists) {
+    if (config !== undefined) throw new StartupError(`config file ${file} does not exist`);
+    return parseConfig({}, env);
+  }
+  return loadConfigFile(file, env);
+}
+
+function warnSessionlessMethods(targets: Target[], log: Logger): void {
+  for (const target of targets) {
+    for (const entry of target.methods.values()) {
+      if (!entry.policy.requireSession && entry.policy.public !== true) {
+        log.warn(
+          { kind: entry.kind, id: entry.id, method: entry.name },
+          `${entry.key} has requireSession: false: it is reachable without a session and relies on verifiers alone`,
+        );
+      }
+    }
+  }
+}
+
+let versionCache: string | undefined;
+async function packageVersion(): Promise<string> {
+  versionCache ??= (JSON.parse(await readFile(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  return versionCache;
+}
+
+/** Errors Fastify raises itself (bad URL, unsupported media type, …) in our error shape. */
+function answerFrameworkError(error: FastifyError, _request: unknown, reply: import("fastify").FastifyReply) {
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+  const byStatus: Record<number, ErrorCode> = {
+    400: "BAD_REQUEST",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    503: "SERVICE_UNAVAILABLE",
+  };
+  const code = byStatus[status] ?? "INTERNAL_ERROR";
+  if (status >= 500) reply.log.error({ err: error }, "request failed");
+  const answer = errorOf(code);
+  reply.code(answer.status).send(answer.toJSON());
+}

@@ -1,0 +1,59 @@
+/**
+ * Static serving (CONTRACT section 3): `public/`, `/plugins/<id>/…`, `/modules/<id>/…`,
+ * the viewer page with its injected bootstrap, `/__app/client.js` and `/health`.
+ */
+import { readFile, realpath, stat } from "node:fs/promises";
+import { dirname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { errorOf } from "../errors/http-error.js";
+import type { ServerCore } from "./core.js";
+import { mapStaticPath } from "./static-path.js";
+import { CLIENT_SCRIPT_PATH, ensureSession, injectBootstrap } from "./viewer-page.js";
+
+const CLIENT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "client");
+
+export async function staticRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
+  const { core } = options;
+  // `serve: false`: only `reply.sendFile` (ETag, ranges, content types), never a route of its own.
+  await app.register(fastifyStatic, { root: join(core.root, "public"), serve: false, dotfiles: "deny", index: false });
+
+  app.get("/health", async (_request, reply) => reply.header("cache-control", "no-store").send({ status: "ok" }));
+
+  app.get(CLIENT_SCRIPT_PATH, (_request, reply) => reply.header("cache-control", "no-cache").sendFile("client.js", CLIENT_DIR));
+  app.get(`${CLIENT_SCRIPT_PATH}.map`, (_request, reply) => reply.sendFile("client.js.map", CLIENT_DIR));
+
+  app.get("/*", async (request, reply) => {
+    const lookup = mapStaticPath(core.root, request.raw.url ?? "/");
+    if (!lookup.ok) return sendError(reply, lookup.status === 400 ? "BAD_PATH" : "NOT_FOUND");
+    let file = join(lookup.base, lookup.relative);
+    let info = await stat(file).catch(() => null);
+    if (info?.isDirectory()) {
+      file = join(file, "index.html");
+      info = await stat(file).catch(() => null);
+    }
+    if (!info?.isFile() || !(await staysInside(file, lookup.base))) return sendError(reply, "NOT_FOUND");
+    if (file.endsWith(".html")) {
+      const session = ensureSession(request, reply, core.sessions, core.config.trustProxy);
+      const html = injectBootstrap(await readFile(file, "utf8"), core.sessions.csrfToken(session));
+      return reply.header("cache-control", "no-store").type("text/html; charset=utf-8").send(html);
+    }
+    return reply.sendFile(file.slice(lookup.base.length + 1), lookup.base);
+  });
+}
+
+/** A symlink inside a served folder must not lead outside it. */
+async function staysInside(file: string, base: string): Promise<boolean> {
+  try {
+    const [realFile, realBase] = await Promise.all([realpath(file), realpath(base)]);
+    return realFile.startsWith(realBase + sep);
+  } catch {
+    return false;
+  }
+}
+
+function sendError(reply: FastifyReply, code: "BAD_PATH" | "NOT_FOUND") {
+  const error = errorOf(code);
+  return reply.code(error.status).send(error.toJSON());
+}

@@ -1,0 +1,72 @@
+/** Runs the real entrypoints (`node index.js`, `node cluster-index.js`) as child processes. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+
+export const REPO = join(import.meta.dirname, "../..");
+
+export interface RunningProcess {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code once the process ends. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function spawnEntrypoint(args: string[], env: Record<string, string> = {}, entry = "index.js") {
+  const child = spawn(process.execPath, [join(REPO, entry), ...args], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, stdout: () => out, stderr: () => err };
+}
+
+/** Runs to completion (for start-up failures). */
+export async function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000) {
+  const run = spawnEntrypoint(args, env);
+  const timer = setTimeout(() => run.child.kill("SIGKILL"), timeoutMs);
+  const code = await run.exited;
+  clearTimeout(timer);
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/** Starts and waits for the ready line ("listening on <url>"). */
+export async function startEntrypoint(
+  args: string[],
+  env: Record<string, string> = {},
+  entry = "index.js",
+  timeoutMs = 20_000,
+): Promise<RunningProcess> {
+  const run = spawnEntrypoint(args, env, entry);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line in ${timeoutMs} ms:\n${run.stdout()}\n${run.stderr()}`)), timeoutMs);
+    const check = () => {
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(run.stdout());
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    run.child.stdout!.on("data", check);
+    run.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ready:\n${run.stdout()}\n${run.stderr()}`));
+    });
+  });
+  return {
+    ...run,
+    url,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (run.child.exitCode !== null) return run.child.exitCode;
+      run.child.kill(signal);
+      return run.exited;
+    },
+  };
+}

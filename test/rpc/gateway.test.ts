@@ -1,0 +1,253 @@
+// CONTRACT section 5: routing, the order of checks, every non-runtime row of the error
+// table with malformed input, ctx fields, RpcError, undefined → null, generic 500s.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { openViewer, rawRequest, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+
+const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
+
+describe("RPC gateway", () => {
+  let app: TestServer;
+  let viewer: Viewer;
+  beforeAll(async () => {
+    app = await startServer({ root: ROOT });
+    viewer = await openViewer(app.url);
+  });
+  afterAll(async () => {
+    await app.close();
+    // No request of this file may have polluted Object.prototype.
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("answers { result } with the method's return value and passes args after ctx", async () => {
+    const answer = await rpc(app.url, "plugin/matrix/echo", {
+      viewer,
+      body: { args: [1, "two", { three: 3 }], viewerId: "viewer-9", contextId: "nope" },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+    const result = answer.body.result;
+    expect(result).toMatchObject({
+      args: [1, "two", { three: 3 }],
+      kind: "plugin",
+      id: "matrix",
+      method: "echo",
+      viewerId: "viewer-9",
+      contextId: "nope",
+      config: { flavour: "plain" },
+      hasReq: true,
+      hasRes: true,
+      hasSignal: true,
+      hasLog: true,
+      user: null,
+    });
+    expect(result.session.id).toEqual(expect.any(String));
+    expect(result.requestId).toEqual(expect.any(String));
+  });
+
+  it("calls the method with ctx only when args is omitted, and answers undefined as null", async () => {
+    const echo = await rpc(app.url, "plugin/matrix/echo", { viewer, body: {} });
+    expect(echo.body.result.args).toEqual([]);
+    const empty = await rpc(app.url, "plugin/matrix/nothing", { viewer, rawBody: "" });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ result: null });
+  });
+
+  it("loads .ts server files in subfolders with no build step", async () => {
+    const answer = await rpc(app.url, "plugin/matrix/add", { viewer, body: { args: [2, 3] } });
+    expect(answer.body).toEqual({ result: { total: 5 } });
+  });
+
+  it("serves modules under /__rpc/module", async () => {
+    const answer = await rpc(app.url, "module/tools/version", { viewer });
+    expect(answer.body).toEqual({ result: "tools-1" });
+    const wrongKind = await rpc(app.url, "plugin/tools/version", { viewer });
+    expect(wrongKind.body.code).toBe("RPC_UNKNOWN_TARGET");
+  });
+
+  it("refuses other verbs with 405 RPC_METHOD_NOT_ALLOWED and an Allow header, before anything else", async () => {
+    for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
+      const answer = await rpc(app.url, "plugin/nope/nope", { method });
+      expect([answer.status, answer.body.code]).toEqual([405, "RPC_METHOD_NOT_ALLOWED"]);
+      expect(answer.headers.get("allow")).toBe("POST");
+    }
+  });
+
+  it("answers 404 RPC_UNKNOWN_TARGET for unknown kinds and ids, checked before the session", async () => {
+    for (const path of ["plugin/nope/x", "widget/matrix/echo", "plugin/__proto__/x", "module/constructor/x", "server/core/getStatus", "plugin/matrix", "plugin/matrix/echo/extra"]) {
+      const answer = await rpc(app.url, path);
+      expect([path, answer.status, answer.body.code]).toEqual([path, 404, "RPC_UNKNOWN_TARGET"]);
+    }
+  });
+
+  it("answers 404 RPC_UNKNOWN_METHOD for unknown names, policy, data exports and inherited names", async () => {
+    for (const method of ["nope", "policy", "notAMethod", "toString", "constructor", "__proto__", "hasOwnProperty", "valueOf", "fromNodeModules", "fromDotFolder", "register"]) {
+      const answer = await rpc(app.url, `plugin/matrix/${method}`, { viewer });
+      expect([method, answer.status, answer.body.code]).toEqual([method, 404, "RPC_UNKNOWN_METHOD"]);
+      expect(answer.body).toEqual({ error: expect.any(String), code: "RPC_UNKNOWN_METHOD", details: {} });
+    }
+  });
+
+  describe("body shape", () => {
+    const cases: Array<[string, string]> = [
+      ["malformed JSON", "{\"args\": [1,"],
+      ["an array body", "[1,2,3]"],
+      ["a string body", "\"hello\""],
+      ["null", "null"],
+      ["args not an array", "{\"args\": {\"0\": 1}}"],
+      ["args a string", "{\"args\": \"1,2\"}"],
+      ["a non-string contextId", "{\"contextId\": 5}"],
+      ["a non-string viewerId", "{\"viewerId\": {\"id\": 1}}"],
+      ["__proto__ at the top", "{\"__proto__\": {\"polluted\": true}, \"args\": []}"],
+      ["__proto__ inside args", "{\"args\": [{\"__proto__\": {\"polluted\": true}}]}"],
+      ["constructor.prototype inside args", "{\"args\": [{\"constructor\": {\"prototype\": {\"polluted\": true}}}]}"],
+    ];
+    for (const [name, rawBody] of cases) {
+      it(`refuses ${name} with 400 RPC_BAD_REQUEST`, async () => {
+        const answer = await rpc(app.url, "plugin/matrix/echo", { viewer, rawBody });
+        expect([answer.status, answer.body.code]).toEqual([400, "RPC_BAD_REQUEST"]);
+        expect(answer.body.details).toEqual({ reason: expect.any(String) });
+      });
+    }
+
+    it("survives JSON nested 100 000 deep", async () => {
+      const rawBody = `{"args":[${"[".repeat(100_000)}${"]".repeat(100_000)}]}`;
+      const answer = await rpc(app.url, "plugin/matrix/deep", { viewer, rawBody });
+      expect(answer.status).toBe(200);
+      expect(answer.body.result).toBe(100_000);
+      const echoed = await rpc(app.url, "plugin/matrix/echo", { viewer, rawBody });
+      // Echoing it back cannot be serialised without blowing the stack: a clean 500.
+      expect([echoed.status, echoed.body.code]).toEqual([500, "RPC_BAD_RESULT"]);
+    });
+  });
+
+  describe("body size", () => {
+    it("answers 413 from Content-Length alone, without waiting for the body", async () => {
+      const answer = await rawRequest(app.url, {
+        path: "/__rpc/plugin/matrix/small",
+        headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json", "content-length": 10_000 },
+        chunks: ["{\"args\":"],
+        endBody: false,
+      });
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({ code: "RPC_PAYLOAD_TOO_LARGE", details: { limit: 64 } });
+      expect(answer.headers.connection).toBe("close");
+    });
+
+    it("cuts a chunked body off at the limit", async () => {
+      const answer = await rawRequest(app.url, {
+        path: "/__rpc/plugin/matrix/small",
+        headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json", "transfer-encoding": "chunked" },
+        chunks: ["{\"args\":[\"", "x".repeat(50), "x".repeat(50), "\"]}"],
+      });
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body).code).toBe("RPC_PAYLOAD_TOO_LARGE");
+    });
+
+    it("accepts a body just under the method's limit", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/small", { viewer, body: { args: ["x".repeat(40)] } });
+      expect(answer.body).toEqual({ result: 40 });
+    });
+
+    it("applies the default 1 MiB limit to methods without their own", async () => {
+      const big = await rpc(app.url, "plugin/matrix/echo", { viewer, body: { args: ["x".repeat(1024 * 1024)] } });
+      expect([big.status, big.body.code]).toEqual([413, "RPC_PAYLOAD_TOO_LARGE"]);
+    });
+
+    it("checks the session before the size: an anonymous oversized call is a 401", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/small", { body: { args: ["x".repeat(500)] } });
+      expect(answer.body.code).toBe("RPC_NO_SESSION");
+    });
+  });
+
+  describe("origin", () => {
+    it("refuses a session-bound call from another origin with 403 RPC_BAD_ORIGIN", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, headers: { origin: "https://evil.example" } });
+      expect([answer.status, answer.body.code]).toEqual([403, "RPC_BAD_ORIGIN"]);
+      const nullOrigin = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, headers: { origin: "null" } });
+      expect(nullOrigin.body.code).toBe("RPC_BAD_ORIGIN");
+    });
+
+    it("refuses Sec-Fetch-Site: cross-site", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, headers: { "sec-fetch-site": "cross-site" } });
+      expect(answer.body.code).toBe("RPC_BAD_ORIGIN");
+    });
+
+    it("accepts its own origin and same-origin fetch metadata", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/sessionOnly", {
+        viewer,
+        headers: { origin: app.url, "sec-fetch-site": "same-origin" },
+      });
+      expect(answer.status).toBe(200);
+    });
+
+    it("does not apply to public methods", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/open", { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" } });
+      expect(answer.status).toBe(200);
+    });
+  });
+
+  describe("errors from methods", () => {
+    it("answers an RpcError with its status, code, message and details", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/conflict", { viewer });
+      expect(answer.status).toBe(409);
+      expect(answer.body).toEqual({ error: "That note changed meanwhile", code: "NOTES_CONFLICT", details: { version: 3 } });
+    });
+
+    it("hides an unexpected error's message outside dev mode, with the request id in details", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/boom", { viewer });
+      expect(answer.status).toBe(500);
+      expect(answer.body).toEqual({ error: "Internal server error", code: "RPC_INTERNAL_ERROR", details: { requestId: expect.any(String) } });
+      const events = app.logs.forRequest(answer.body.details.requestId);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ event: "rpc.error", status: 500, code: "RPC_INTERNAL_ERROR" });
+      expect(JSON.stringify(events[0])).toContain("secret internals");
+    });
+
+    it("answers a result that is not JSON-serialisable with 500 RPC_BAD_RESULT", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/bigint", { viewer });
+      expect([answer.status, answer.body.code]).toEqual([500, "RPC_BAD_RESULT"]);
+    });
+  });
+
+  it("logs exactly one event per call with the contract's fields", async () => {
+    const before = app.logs.events().length;
+    await rpc(app.url, "plugin/matrix/echo", { viewer, body: { contextId: "strict" }, headers: { "x-token": "t0k" } });
+    await rpc(app.url, "plugin/matrix/sessionOnly");
+    await rpc(app.url, "plugin/matrix/nope", { viewer });
+    const events = app.logs.events().slice(before);
+    expect(events.map((event) => [event.event, event.status, event.code])).toEqual([
+      ["rpc.complete", 200, undefined],
+      ["rpc.rejected", 401, "RPC_NO_SESSION"],
+      ["rpc.rejected", 404, "RPC_UNKNOWN_METHOD"],
+    ]);
+    expect(events[0]).toMatchObject({ kind: "plugin", id: "matrix", method: "echo", contextId: "strict", pid: process.pid });
+    expect(events[0]!.reqId).toEqual(expect.any(String));
+    expect(events[0]!.durationMs).toEqual(expect.any(Number));
+    expect(events[0]!.time).toEqual(expect.any(Number));
+    expect(events[1]!.contextId).toBeNull();
+  });
+
+  it("never writes the cookie, CSRF token or Authorization header to the log", async () => {
+    await rpc(app.url, "plugin/matrix/boom", { viewer, headers: { authorization: "Bearer sekrit-token-value" } });
+    const text = app.logs.text();
+    expect(text).not.toContain(viewer.csrf);
+    expect(text).not.toContain(viewer.cookie.split("=")[1]);
+    expect(text).not.toContain("sekrit-token-value");
+  });
+});
+
+describe("RPC gateway in dev mode", () => {
+  let app: TestServer;
+  beforeAll(async () => {
+    app = await startServer({ root: ROOT, dev: true });
+  });
+  afterAll(() => app.close());
+
+  it("shows an unexpected error's own message", async () => {
+    const viewer = await openViewer(app.url);
+    const answer = await rpc(app.url, "plugin/matrix/boom", { viewer });
+    expect(answer.body.code).toBe("RPC_INTERNAL_ERROR");
+    expect(answer.body.error).toContain("secret internals");
+  });
+});

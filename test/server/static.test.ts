@@ -1,0 +1,111 @@
+// CONTRACT section 3: what is served, what never is, and the viewer page bootstrap.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { rawRequest, startServer, type TestServer } from "../helpers/server.js";
+
+const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
+
+describe("static serving", () => {
+  let app: TestServer;
+  beforeAll(async () => {
+    app = await startServer({ root: ROOT });
+  });
+  afterAll(() => app.close());
+
+  const get = (path: string) => rawRequest(app.url, { path, method: "GET" });
+
+  it("serves public/index.html at / with a session cookie and the injected bootstrap", async () => {
+    const response = await fetch(app.url + "/");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const cookie = response.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^app_session=v1\.[\w-]+\.\d+\.[\w-]+;/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).not.toMatch(/Secure/i);
+    const html = await response.text();
+    expect(html).toMatch(/<script>window\.APP_CSRF_TOKEN = "[\w-]+";<\/script><script src="\/__app\/client\.js"><\/script><\/head>/);
+  });
+
+  it("keeps a valid session: a second page load issues no new cookie and the same CSRF token", async () => {
+    const first = await fetch(app.url + "/");
+    const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
+    const token = /APP_CSRF_TOKEN = "([^"]+)"/.exec(await first.text())![1];
+    const second = await fetch(app.url + "/sub/page.html", { headers: { cookie } });
+    expect(second.headers.get("set-cookie")).toBeNull();
+    const html = await second.text();
+    expect(html).toContain(`window.APP_CSRF_TOKEN = "${token}"`);
+    // No </head>: the bootstrap goes right after <body>.
+    expect(html).toMatch(/<body><script>window\.APP_CSRF_TOKEN/);
+  });
+
+  it("sets Secure on the cookie only when the request is https behind a trusted proxy", async () => {
+    const trusted = await startServer({ root: ROOT, config: { server: { trustProxy: true } } });
+    try {
+      const secure = await fetch(trusted.url + "/", { headers: { "x-forwarded-proto": "https" } });
+      expect(secure.headers.get("set-cookie")).toMatch(/Secure/);
+      const untrusted = await fetch(app.url + "/", { headers: { "x-forwarded-proto": "https" } });
+      expect(untrusted.headers.get("set-cookie")).not.toMatch(/Secure/);
+    } finally {
+      await trusted.close();
+    }
+  });
+
+  it("serves other public files and plugin assets", async () => {
+    const css = await fetch(app.url + "/site.css");
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toMatch(/^text\/css/);
+    expect(await css.text()).toContain("color: red");
+    const asset = await fetch(app.url + "/plugins/matrix/asset.txt");
+    expect(await asset.text()).toBe("plugin asset\n");
+  });
+
+  it("answers GET /health with 200 {status: ok}", async () => {
+    const response = await fetch(app.url + "/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  const neverServed = [
+    "/plugins/matrix/methods.server.mjs",
+    "/plugins/matrix/lib/typed.server.ts",
+    "/plugins/matrix/register.server.mjs",
+    "/modules/tools/tools.server.js",
+    "/plugins/matrix/node_modules/dep/hidden.server.mjs",
+    "/plugins/matrix/.hidden/secret.server.mjs",
+    "/app.config.json",
+    "/.env",
+    "/plugins/../app.config.json",
+    "/%2e%2e/app.config.json",
+    "/%2E%2E/%2E%2E/etc/passwd",
+    "/..%2fapp.config.json",
+    "/plugins/matrix/..%2f..%2fapp.config.json",
+    "/plugins/matrix/%2e%2e/%2e%2e/app.config.json",
+    "/..%5capp.config.json",
+    "/plugins/matrix/..\\..\\app.config.json",
+    "/site.css%00.html",
+    "/plugins/matrix/asset.txt%00",
+    "/%252e%252e/app.config.json",
+    "/plugins/%2e%2e/app.config.json",
+    "/public/index.html",
+    "/modules/tools/package.json/../../../app.config.json",
+  ];
+  for (const path of neverServed) {
+    it(`never serves ${path}`, async () => {
+      const response = await get(path);
+      expect([400, 404]).toContain(response.status);
+      expect(response.body).not.toContain("rpcVerifiers");
+      expect(response.body).not.toContain("export ");
+      expect(response.body).not.toContain("SECRET=1");
+      expect(response.body).not.toContain("root:");
+    });
+  }
+
+  it("answers unknown paths with a JSON 404", async () => {
+    const response = await fetch(app.url + "/nope.txt");
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "Not found", code: "NOT_FOUND", details: {} });
+  });
+});
