@@ -29,14 +29,15 @@ export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv): Prom
 
 /** Validates a config object (from a file or handed to `createServer`). */
 export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv, source = "config"): ResolvedConfig {
-  const substituted = substituteEnv(raw ?? {}, env);
+  const fromEnv = new Set<string>();
+  const substituted = substituteEnv(raw ?? {}, env, fromEnv);
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const keys = issue.code === "unrecognized_keys" ? ` (unknown key ${issue.keys.join(", ")})` : "";
     throw new StartupError(`${source}: invalid value at ${formatPath(issue.path)}: ${issue.message}${keys}`);
   }
-  return resolveConfig(parsed.data as AppConfigFile, env, source);
+  return resolveConfig(parsed.data as AppConfigFile, env, source, fromEnv);
 }
 
 export type { AppConfigInput };

@@ -36,7 +36,12 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_QUEUE_LIMIT = 100;
 
-export function resolveConfig(file: AppConfigFile, env: NodeJS.ProcessEnv, source: string): ResolvedConfig {
+export function resolveConfig(
+  file: AppConfigFile,
+  env: NodeJS.ProcessEnv,
+  source: string,
+  fromEnv: ReadonlySet<string> = new Set(),
+): ResolvedConfig {
   const server = file.server ?? {};
   const secure = server.secure ?? {};
   if (secure.rpcVerifiers && secure.rpcAuth) {
@@ -69,7 +74,7 @@ export function resolveConfig(file: AppConfigFile, env: NodeJS.ProcessEnv, sourc
     itemConfig(kind, id) {
       return (kind === "plugin" ? plugins : modules).get(id) ?? {};
     },
-    secrets: collectSecrets(file, env),
+    secrets: collectSecrets(file, env, fromEnv),
   };
 }
 
@@ -95,9 +100,12 @@ function normaliseOrigin(origin: string): string {
   }
 }
 
-/** Values that must never be printed: JWT secrets, the env secrets they name, proxy header values. */
-function collectSecrets(file: AppConfigFile, env: NodeJS.ProcessEnv): string[] {
-  const out = new Set<string>();
+/**
+ * Values that must never be printed: everything substituted from `<% NAME %>`, JWT
+ * secrets and the variables `secretEnv` names, static proxy header values.
+ */
+function collectSecrets(file: AppConfigFile, env: NodeJS.ProcessEnv, fromEnv: ReadonlySet<string>): string[] {
+  const out = new Set<string>(fromEnv);
   const addJwt = (jwt: Record<string, unknown> | undefined) => {
     if (!jwt) return;
     if (typeof jwt.secret === "string") out.add(jwt.secret);

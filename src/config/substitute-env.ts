@@ -5,9 +5,15 @@ const REFERENCE = /<%\s*([A-Za-z_][A-Za-z0-9_]*)\s*%>/g;
 /**
  * Replaces `<% NAME %>` in every string value with the environment variable NAME
  * (CONTRACT section 8). An unset variable is a startup error naming the key path, so a
- * deployment never runs with an empty API key in an upstream header.
+ * deployment never runs with an empty API key in an upstream header. Every substituted
+ * value is collected into `substituted`, the set of values the logger masks.
  */
-export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path: string[] = []): unknown {
+export function substituteEnv(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  substituted: Set<string> = new Set(),
+  path: string[] = [],
+): unknown {
   if (typeof value === "string") {
     return value.replace(REFERENCE, (_match, name: string) => {
       const resolved = env[name];
@@ -16,13 +22,15 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path: stri
           `config key ${formatPath(path)} references environment variable ${name}, which is not set`,
         );
       }
+      // A value kept out of the file is a secret: it is masked in every log line.
+      substituted.add(resolved);
       return resolved;
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, [...path, String(index)]));
+  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, env, substituted, [...path, String(index)]));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = substituteEnv(item, env, [...path, key]);
+    for (const [key, item] of Object.entries(value)) out[key] = substituteEnv(item, env, substituted, [...path, key]);
     return out;
   }
   return value;

@@ -39,7 +39,7 @@ export function buildMethods(
         );
       }
       const key = `${kind}/${id}/${name}`;
-      methods.set(name, { kind, id, name, key, fn, file: file.path, policy: resolvePolicy(file.policies.get(name), defaults, key) });
+      methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.mtimeMs, policy: resolvePolicy(file.policies.get(name), defaults, key) });
     }
     for (const name of file.policies.keys()) {
       if (!file.functions.has(name)) warn(`${file.path}: policy entry "${name}" names no exported function`);

@@ -17,6 +17,8 @@ export interface MethodEntry {
   policy: ResolvedPolicy;
   /** The file that exports it (absent for built-in server methods). */
   file: string | undefined;
+  /** The file's mtime when loaded: isolation workers re-import an edited file by it. */
+  fileVersion: number;
 }
 
 export interface ServerFile {

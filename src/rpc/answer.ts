@@ -7,6 +7,7 @@ import { RpcError, errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { ClientGoneError } from "./body.js";
 import type { RpcCall } from "./call.js";
+import { SerializedResult } from "../runtime/serialized-result.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -18,7 +19,8 @@ export interface AnswerOptions {
 export function answerResult(reply: FastifyReply, call: RpcCall, result: unknown, options: AnswerOptions): void {
   let payload: string;
   try {
-    payload = `{"result":${JSON.stringify(result === undefined ? null : result) ?? "null"}}`;
+    const json = result instanceof SerializedResult ? result.json : JSON.stringify(result === undefined ? null : result);
+    payload = `{"result":${json ?? "null"}}`;
   } catch (error) {
     answerError(reply, call, errorOf("RPC_BAD_RESULT", { reason: (error as Error).message }), options);
     return;
@@ -36,7 +38,9 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   }
   const rpcError = toRpcError(error, call, options.dev);
   const event = eventFor(rpcError, call);
-  logEvent(options.log, event, call, rpcError.status, rpcError.code, rpcError === error ? undefined : error);
+  // The log gets the real error: the one answered may be a generic stand-in for it.
+  const logged = rpcError === error ? (rpcError as { cause?: unknown }).cause : error;
+  logEvent(options.log, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
   if ((rpcError as { closeConnection?: boolean }).closeConnection) reply.header("connection", "close");
   if (rpcError.code === "RPC_METHOD_NOT_ALLOWED") reply.header("allow", "POST");
@@ -56,7 +60,7 @@ function toRpcError(error: unknown, call: RpcCall, dev: boolean): RpcError {
 function eventFor(error: RpcError, call: RpcCall): string {
   if (error.code === "RPC_TIMEOUT") return "rpc.timeout";
   if (error.code === "RPC_CIRCUIT_OPEN") return "rpc.circuit_open";
-  return call.phase === "check" && error.status < 500 ? "rpc.rejected" : "rpc.error";
+  return call.phase === "check" ? "rpc.rejected" : "rpc.error";
 }
 
 function logEvent(log: Logger, event: string, call: RpcCall, status: number, code: string | undefined, err?: unknown): void {

@@ -39,7 +39,7 @@ function serverTarget(core: ServerCore, id: string, fns: Record<string, MethodEn
   const methods = new Map<string, MethodEntry>();
   for (const [name, fn] of Object.entries(fns)) {
     const key = `server/${id}/${name}`;
-    methods.set(name, { kind: "server", id, name, key, fn, file: undefined, policy: resolvePolicy(undefined, core.config.rpc, key) });
+    methods.set(name, { kind: "server", id, name, key, fn, file: undefined, fileVersion: 0, policy: resolvePolicy(undefined, core.config.rpc, key) });
   }
   return { kind: "server", id, dir: "", files: [], methods, config: {} };
 }

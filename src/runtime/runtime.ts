@@ -1,28 +1,116 @@
 /**
- * The runtime steps of the request path, in order: breaker → queue → executor (inline or
- * isolated) under the method's timeout. `run` is the one entry the gateway calls.
+ * The runtime steps of the request path, in order:
+ *   breaker → queue → executor (inline or isolated), all under the call's deadline.
+ * `run` is the one entry the gateway calls. The deadline (`timeoutMs`) covers the whole
+ * call from here on, queue wait included; the concurrency slot is held until the method's
+ * work really ends, even when the caller was already answered with a timeout.
  */
+import type { MethodEntry } from "../discovery/registry.js";
+import { RpcError, errorOf } from "../errors/http-error.js";
 import type { ServerCore } from "../server/core.js";
+import { ClientGoneError } from "../rpc/body.js";
+import { CircuitBreakers, type CallOutcome } from "./circuit-breaker.js";
+import { ConcurrencyLimiters } from "./concurrency.js";
+import { CallTimeoutError, startDeadline, untilAborted } from "./deadline.js";
 import { runInline } from "./executor.js";
 import { inlineContext, type Invocation } from "./invocation.js";
+import { IsolationPool } from "./isolation-pool.js";
 
 export class RpcRuntime {
   readonly #core: ServerCore;
+  readonly #breakers = new CircuitBreakers();
+  readonly #limiters = new ConcurrencyLimiters();
+  #pool: IsolationPool | null = null;
 
   constructor(core: ServerCore) {
     this.#core = core;
   }
 
+  /** Starts the worker pool now when some method needs it, so the first call finds it warm. */
+  warmUp(entries: Iterable<MethodEntry>): void {
+    for (const entry of entries) if (entry.policy.isolation === "worker") this.#isolationPool();
+  }
+
   async run(invocation: Invocation): Promise<unknown> {
-    invocation.call.phase = "run";
-    return runInline(invocation.entry, inlineContext(invocation, invocation.clientSignal), invocation.args);
+    const { entry, call } = invocation;
+    const { policy } = entry;
+    const breaker = policy.circuitBreaker
+      ? this.#breakers.for(policy.circuitBreaker.key, policy.circuitBreaker.failureThreshold, policy.circuitBreaker.resetAfterMs)
+      : null;
+    const isTrial = breaker ? breaker.admit() : false;
+    const deadline = startDeadline(policy.timeoutMs, invocation.clientSignal);
+    let work: Promise<unknown> | undefined;
+    let release: (() => void) | undefined;
+    try {
+      if (policy.maxConcurrency !== undefined) {
+        const limiter = this.#limiters.for(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit);
+        call.queued = !(await limiter.acquire(deadline.signal));
+        release = () => limiter.release();
+      }
+      call.phase = "run";
+      work = this.#execute(invocation, deadline.signal);
+      const result = await untilAborted(work, deadline.signal);
+      breaker?.record("success", isTrial);
+      return result;
+    } catch (error) {
+      const answered = this.#answerFor(error, policy.timeoutMs, work === undefined);
+      breaker?.record(outcomeOf(answered, error), isTrial);
+      throw answered;
+    } finally {
+      deadline.dispose();
+      if (release) {
+        if (work) work.then(release, release);
+        else release();
+      }
+    }
   }
 
-  /** Breaker states and queue lengths, for getStatus and metrics. */
+  #execute(invocation: Invocation, signal: AbortSignal): Promise<unknown> {
+    if (invocation.entry.policy.isolation === "worker" && invocation.entry.file) {
+      return this.#isolationPool().run(invocation, signal);
+    }
+    return runInline(invocation.entry, inlineContext(invocation, signal), invocation.args);
+  }
+
+  #answerFor(error: unknown, timeoutMs: number, beforeRun: boolean): unknown {
+    if (error instanceof CallTimeoutError) return errorOf("RPC_TIMEOUT", beforeRun ? { timeoutMs, queued: true } : { timeoutMs });
+    return error;
+  }
+
+  #isolationPool(): IsolationPool {
+    this.#pool ??= new IsolationPool(this.#core.config.rpc.isolation, {
+      dev: this.#core.dev,
+      outbound: { allow: this.#core.config.outbound.allow, timeoutMs: this.#core.config.outbound.timeoutMs },
+    });
+    return this.#pool;
+  }
+
+  /** Breaker states, queue lengths and the pool, for getStatus and metrics. */
   status(): Record<string, unknown> {
-    void this.#core;
-    return {};
+    return {
+      breakers: this.#breakers.status(),
+      queues: this.#limiters.status(),
+      isolation: this.#pool?.status() ?? null,
+    };
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.#pool?.close();
+    this.#pool = null;
+  }
+}
+
+/**
+ * What a call's end means for its breaker (CONTRACT section 5): 5xx errors and timeouts
+ * are failures; a 4xx RpcError is the method working as meant; a departed client or a
+ * call refused before it ran proves nothing.
+ */
+function outcomeOf(answered: unknown, original: unknown): CallOutcome {
+  if (original instanceof ClientGoneError) return "neutral";
+  if (answered instanceof RpcError) {
+    if (answered.code === "RPC_TIMEOUT") return "failure";
+    if (answered.code === "RPC_QUEUE_FULL") return "neutral";
+    return answered.status >= 500 ? "failure" : "success";
+  }
+  return "failure";
 }

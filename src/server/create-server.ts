@@ -116,6 +116,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     version: await packageVersion(),
   };
   const runtime = new RpcRuntime(core);
+  runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
   if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status() });
 
   const app = Fastify({

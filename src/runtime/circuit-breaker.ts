@@ -1,0 +1,100 @@
+/**
+ * Circuit breakers by key (SPEC "States and transitions", CONTRACT section 5). Keys are
+ * server-wide, so methods of different plugins that call one upstream can share one.
+ *
+ *   closed --failure count reaches failureThreshold--> open
+ *   open   --resetAfterMs elapsed, next call--> trial (exactly one call let through)
+ *   trial  --success--> closed (count cleared);  --failure--> open for a fresh resetAfterMs
+ */
+import { errorOf } from "../errors/http-error.js";
+
+export type BreakerState = "closed" | "open" | "trial";
+export type CallOutcome = "success" | "failure" | "neutral";
+
+export class CircuitBreaker {
+  readonly key: string;
+  readonly failureThreshold: number;
+  readonly resetAfterMs: number;
+  #state: BreakerState = "closed";
+  #failures = 0;
+  #openUntil = 0;
+
+  constructor(key: string, failureThreshold: number, resetAfterMs: number) {
+    this.key = key;
+    this.failureThreshold = failureThreshold;
+    this.resetAfterMs = resetAfterMs;
+  }
+
+  get state(): BreakerState {
+    return this.#state;
+  }
+
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /**
+   * Lets a call through or throws RPC_CIRCUIT_OPEN. Returns true when the call is the
+   * trial, whose outcome decides the next state.
+   */
+  admit(now = Date.now()): boolean {
+    if (this.#state === "closed") return false;
+    if (this.#state === "open" && now >= this.#openUntil) {
+      this.#state = "trial";
+      return true;
+    }
+    // Open, or a trial already under way: nobody else gets through.
+    const retryAfterMs = this.#state === "open" ? this.#openUntil - now : this.resetAfterMs;
+    throw errorOf("RPC_CIRCUIT_OPEN", { key: this.key, retryAfterMs: Math.max(1, retryAfterMs) });
+  }
+
+  record(outcome: CallOutcome, isTrial: boolean, now = Date.now()): void {
+    if (outcome === "neutral") {
+      // A trial that proved nothing (the client left) hands the trial to the next call.
+      if (isTrial) {
+        this.#state = "open";
+        this.#openUntil = now;
+      }
+      return;
+    }
+    if (outcome === "success") {
+      if (isTrial || this.#state === "closed") {
+        this.#state = "closed";
+        this.#failures = 0;
+      }
+      return;
+    }
+    if (isTrial) {
+      this.#open(now);
+      return;
+    }
+    this.#failures += 1;
+    if (this.#state === "closed" && this.#failures >= this.failureThreshold) this.#open(now);
+  }
+
+  #open(now: number): void {
+    this.#state = "open";
+    this.#openUntil = now + this.resetAfterMs;
+  }
+}
+
+export class CircuitBreakers {
+  readonly #breakers = new Map<string, CircuitBreaker>();
+
+  for(key: string, failureThreshold: number, resetAfterMs: number): CircuitBreaker {
+    let breaker = this.#breakers.get(key);
+    if (!breaker) {
+      breaker = new CircuitBreaker(key, failureThreshold, resetAfterMs);
+      this.#breakers.set(key, breaker);
+    }
+    return breaker;
+  }
+
+  status(): Record<string, { state: BreakerState; failures: number; failureThreshold: number; resetAfterMs: number }> {
+    const out: Record<string, { state: BreakerState; failures: number; failureThreshold: number; resetAfterMs: number }> = {};
+    for (const [key, breaker] of this.#breakers) {
+      out[key] = { state: breaker.state, failures: breaker.failures, failureThreshold: breaker.failureThreshold, resetAfterMs: breaker.resetAfterMs };
+    }
+    return out;
+  }
+}

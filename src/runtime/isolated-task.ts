@@ -1,0 +1,32 @@
+/** What crosses the thread boundary for one isolated call, both ways. */
+import type { IsolatedRpcContext } from "../rpc/context.js";
+
+export interface IsolatedTask {
+  file: string;
+  /** The file's mtime, so a dev-mode edit is re-imported in the worker too. */
+  version: number;
+  method: string;
+  context: Omit<IsolatedRpcContext, "signal">;
+  /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker. */
+  abortPort: import("node:worker_threads").MessagePort;
+}
+
+export interface IsolatedError {
+  /** True for an RpcError thrown on purpose: its status, code and details are answered. */
+  rpc: boolean;
+  status: number;
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+  stack: string | undefined;
+}
+
+export type IsolatedOutcome =
+  | { ok: true; json: string }
+  | { ok: false; badResult: string }
+  | { ok: false; error: IsolatedError };
+
+export interface IsolationWorkerData {
+  dev: boolean;
+  outbound: { allow: readonly string[]; timeoutMs: number };
+}

@@ -1,0 +1,77 @@
+/**
+ * `isolation: "worker"`: a piscina pool of worker threads, reused across calls and kept
+ * warm (`minThreads`), so an isolated call costs a message round trip, not a thread start.
+ * On timeout the worker running the call is terminated (piscina does this when the task's
+ * signal fires) and replaced; a worker that dies any other way answers RPC_WORKER_CRASHED
+ * and the pool starts a new one.
+ */
+import { availableParallelism } from "node:os";
+import { MessageChannel } from "node:worker_threads";
+import { Piscina } from "piscina";
+import type { IsolationSettings } from "../config/schema.js";
+import { RpcError, errorOf } from "../errors/http-error.js";
+import { CallTimeoutError } from "./deadline.js";
+import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
+import { isolatedContext, type Invocation } from "./invocation.js";
+import { SerializedResult } from "./serialized-result.js";
+
+export class IsolationPool {
+  readonly #pool: Piscina<IsolatedTask, IsolatedOutcome>;
+
+  constructor(settings: IsolationSettings, data: IsolationWorkerData) {
+    this.#pool = new Piscina({
+      filename: new URL("./isolation-worker.js", import.meta.url).href,
+      minThreads: settings.minThreads ?? 1,
+      maxThreads: settings.maxThreads ?? Math.max(2, availableParallelism()),
+      idleTimeout: settings.idleTimeoutMs ?? 60_000,
+      resourceLimits: {
+        ...(settings.maxOldGenerationSizeMb ? { maxOldGenerationSizeMb: settings.maxOldGenerationSizeMb } : {}),
+        ...(settings.maxYoungGenerationSizeMb ? { maxYoungGenerationSizeMb: settings.maxYoungGenerationSizeMb } : {}),
+        ...(settings.stackSizeMb ? { stackSizeMb: settings.stackSizeMb } : {}),
+      },
+      workerData: data,
+    });
+    // A worker that dies between tasks must not take the server down; piscina replaces it.
+    this.#pool.on("error", () => {});
+  }
+
+  async run(invocation: Invocation, signal: AbortSignal): Promise<SerializedResult> {
+    const { entry } = invocation;
+    const { port1, port2 } = new MessageChannel();
+    const terminate = new AbortController();
+    const onAbort = () => {
+      port1.postMessage(1);
+      // Only a timeout ends the worker: a departed client just fires ctx.signal.
+      if (signal.reason instanceof CallTimeoutError) terminate.abort(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    let outcome: IsolatedOutcome;
+    try {
+      outcome = await this.#pool.run(
+        { file: entry.file!, version: entry.fileVersion, method: entry.name, context: isolatedContext(invocation), abortPort: port2 },
+        { transferList: [port2], signal: terminate.signal },
+      );
+    } catch (error) {
+      if (terminate.signal.aborted) throw terminate.signal.reason;
+      throw Object.assign(errorOf("RPC_WORKER_CRASHED"), { cause: error });
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      port1.close();
+    }
+    if (outcome.ok) return new SerializedResult(outcome.json);
+    if ("badResult" in outcome) throw errorOf("RPC_BAD_RESULT", { reason: outcome.badResult });
+    const { error } = outcome;
+    if (error.rpc) throw new RpcError(error.status, error.code, error.message, error.details);
+    const thrown = new Error(error.message);
+    thrown.stack = error.stack;
+    throw thrown;
+  }
+
+  status(): { threads: number; queued: number; utilization: number } {
+    return { threads: this.#pool.threads.length, queued: this.#pool.queueSize, utilization: this.#pool.utilization };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.destroy();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The worker-thread side of `isolation: "worker"` (run by piscina). It holds no server
+ * objects: it gets the serialisable context, imports the method's file (cached per file
+ * version), runs it, and hands back the JSON text of the result, so the main thread sends
+ * it as is and a non-serialisable result is caught here.
+ */
+import { workerData } from "node:worker_threads";
+import { RpcError } from "../errors/http-error.js";
+import { SsrfBlockedError, SsrfRedirectError } from "../outbound/errors.js";
+import { configureDefaultGuard, safeFetch, validateUpstreamUrl } from "../outbound/guard.js";
+import { importServerFile } from "../discovery/import-server-file.js";
+import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
+
+const data = workerData as IsolationWorkerData;
+configureDefaultGuard(data.outbound);
+const refuse = () => {
+  throw new Error("verifiers are registered from boot hooks, not from isolated methods");
+};
+globalThis.APP_SERVER = Object.freeze({
+  validateUpstreamUrl,
+  safeFetch,
+  SsrfBlockedError,
+  SsrfRedirectError,
+  RpcError,
+  isDevMode: () => data.dev,
+  registerRpcAuthVerifier: refuse,
+  registerProxyAuthVerifier: refuse,
+});
+
+export default async function runIsolated(task: IsolatedTask): Promise<IsolatedOutcome> {
+  const controller = new AbortController();
+  task.abortPort.once("message", () => controller.abort(new Error("call aborted")));
+  try {
+    const namespace = await importServerFile(task.file, task.version);
+    const fn = namespace[task.method];
+    if (typeof fn !== "function") throw new Error(`${task.file} no longer exports ${task.method}`);
+    const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, signal: controller.signal }, ...task.context.args);
+    try {
+      return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null" };
+    } catch (error) {
+      return { ok: false, badResult: (error as Error).message };
+    }
+  } catch (error) {
+    const isRpc = error instanceof RpcError;
+    return {
+      ok: false,
+      error: {
+        rpc: isRpc,
+        status: isRpc ? error.status : 500,
+        code: isRpc ? error.code : "RPC_INTERNAL_ERROR",
+        message: error instanceof Error ? error.message : String(error),
+        details: isRpc ? error.details : {},
+        stack: error instanceof Error ? error.stack : undefined,
+      },
+    };
+  } finally {
+    task.abortPort.close();
+  }
+}

@@ -1,0 +1,112 @@
+// issue 3: worker isolation — reduced context, termination on timeout, crashes that heal,
+// forever-loops that do not block the rest of the server.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+
+const ROOT = join(import.meta.dirname, "../fixtures/runtime-app");
+
+let app: TestServer;
+let viewer: Viewer;
+beforeAll(async () => {
+  app = await startServer({ root: ROOT });
+  viewer = await openViewer(app.url);
+});
+afterAll(() => app.close());
+
+const iso = (method: string, body: Record<string, unknown> = {}) => rpc(app.url, `module/iso/${method}`, { viewer, body });
+
+describe("worker isolation", () => {
+  it("gives the method only the serialisable context, in a worker thread", async () => {
+    const answer = await iso("context", { args: [1, { two: 2 }], viewerId: "v1", contextId: "c1" });
+    expect(answer.status).toBe(200);
+    const result = answer.body.result;
+    expect(result.keys).toEqual(["args", "config", "contextId", "id", "kind", "method", "requestId", "session", "signal", "user", "viewerId"]);
+    expect(result).toMatchObject({
+      args: [1, { two: 2 }],
+      viewerId: "v1",
+      contextId: "c1",
+      config: { answer: 42 },
+      kind: "module",
+      id: "iso",
+      method: "context",
+      requestId: "string",
+      signal: true,
+      user: null,
+      isMainThread: false,
+    });
+    expect(result.session).toEqual({ id: expect.any(String) });
+  });
+
+  it("loads .ts files in workers too", async () => {
+    const answer = await iso("whereAmI");
+    expect(answer.body.result.isMainThread).toBe(false);
+    expect(answer.body.result.threadId).toBeGreaterThan(0);
+  });
+
+  it("installs APP_SERVER inside workers", async () => {
+    const answer = await iso("outbound");
+    expect(answer.body.result).toEqual({ safeFetch: "function", validateUpstreamUrl: "function", dev: false });
+  });
+
+  it("terminates a worker that loops forever at its timeout, while a normal call next to it answers at once", async () => {
+    const looping = iso("loop");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    const normal = await iso("inlineEcho", { args: ["still here"] });
+    expect(normal.body.result).toBe("still here");
+    expect(Date.now() - started).toBeLessThan(200);
+    const answer = await looping;
+    expect([answer.status, answer.body.code]).toEqual([504, "RPC_TIMEOUT"]);
+    // The pool replaced the terminated worker.
+    expect((await iso("context")).status).toBe(200);
+  });
+
+  it("fires ctx.signal inside the worker when the client goes away", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "counterpart-iso-")), "marker");
+    const controller = new AbortController();
+    const pending = fetch(`${app.url}/__rpc/module/iso/honoursSignal`, {
+      method: "POST",
+      headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json" },
+      body: JSON.stringify({ args: [marker] }),
+      signal: controller.signal,
+    }).catch((error: Error) => error.name);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(existsSync(marker)).toBe(false);
+    controller.abort();
+    expect(await pending).toBe("AbortError");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readFileSync(marker, "utf8")).toBe("aborted");
+  });
+
+  for (const method of ["exit", "throwLater", "oom"]) {
+    it(`answers 500 RPC_WORKER_CRASHED when the worker dies (${method}), then heals`, async () => {
+      const answer = await iso(method);
+      expect([answer.status, answer.body.code]).toEqual([500, "RPC_WORKER_CRASHED"]);
+      const next = await iso("context", { args: ["after"] });
+      expect(next.status).toBe(200);
+      expect(next.body.result.args).toEqual(["after"]);
+    });
+  }
+
+  it("answers 500 RPC_BAD_RESULT for a result that cannot be serialised", async () => {
+    const answer = await iso("badResult");
+    expect([answer.status, answer.body.code]).toEqual([500, "RPC_BAD_RESULT"]);
+  });
+
+  it("passes an RpcError thrown in a worker through with its status, code and details", async () => {
+    const answer = await iso("rpcError");
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({ error: "invalid in a worker", code: "ISO_INVALID", details: { field: "x" } });
+  });
+
+  it("answers any other error as a generic 500 and logs the real one", async () => {
+    const answer = await iso("boom");
+    expect(answer.body).toMatchObject({ code: "RPC_INTERNAL_ERROR", error: "Internal server error" });
+    const event = app.logs.forRequest(answer.body.details.requestId)[0]!;
+    expect(event).toMatchObject({ event: "rpc.error", status: 500 });
+    expect(JSON.stringify(event)).toContain("worker secret internals");
+  });
+});
