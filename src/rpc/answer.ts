@@ -11,9 +11,22 @@ import { SerializedResult } from "../runtime/serialized-result.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
+/** What every call ends with, for listeners such as metrics. */
+export interface RpcEventRecord {
+  event: string;
+  kind: string;
+  id: string;
+  method: string;
+  status: number;
+  code: string | undefined;
+  durationMs: number;
+}
+
 export interface AnswerOptions {
   dev: boolean;
   log: Logger;
+  /** Called once per call, after its log event. */
+  listeners: ReadonlyArray<(record: RpcEventRecord) => void>;
 }
 
 export function answerResult(reply: FastifyReply, call: RpcCall, result: unknown, options: AnswerOptions): void {
@@ -25,7 +38,7 @@ export function answerResult(reply: FastifyReply, call: RpcCall, result: unknown
     answerError(reply, call, errorOf("RPC_BAD_RESULT", { reason: (error as Error).message }), options);
     return;
   }
-  logEvent(options.log, "rpc.complete", call, 200, undefined);
+  logEvent(options, "rpc.complete", call, 200, undefined);
   if (clientGone(reply)) return;
   reply.code(200).header("content-type", JSON_TYPE).send(payload);
 }
@@ -33,14 +46,14 @@ export function answerResult(reply: FastifyReply, call: RpcCall, result: unknown
 export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, options: AnswerOptions): void {
   if (error instanceof ClientGoneError) {
     // Nobody to answer; still one event so every call is accounted for.
-    logEvent(options.log, "rpc.error", call, 499, "RPC_CLIENT_CLOSED");
+    logEvent(options, "rpc.error", call, 499, "RPC_CLIENT_CLOSED");
     return;
   }
   const rpcError = toRpcError(error, call, options.dev);
   const event = eventFor(rpcError, call);
   // The log gets the real error: the one answered may be a generic stand-in for it.
   const logged = rpcError === error ? (rpcError as { cause?: unknown }).cause : error;
-  logEvent(options.log, event, call, rpcError.status, rpcError.code, logged);
+  logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
   if ((rpcError as { closeConnection?: boolean }).closeConnection) reply.header("connection", "close");
   if (rpcError.code === "RPC_METHOD_NOT_ALLOWED") reply.header("allow", "POST");
@@ -63,7 +76,9 @@ function eventFor(error: RpcError, call: RpcCall): string {
   return call.phase === "check" ? "rpc.rejected" : "rpc.error";
 }
 
-function logEvent(log: Logger, event: string, call: RpcCall, status: number, code: string | undefined, err?: unknown): void {
+function logEvent(options: AnswerOptions, event: string, call: RpcCall, status: number, code: string | undefined, err?: unknown): void {
+  const { log } = options;
+  const durationMs = Math.round((performance.now() - call.startedAt) * 1000) / 1000;
   const fields: Record<string, unknown> = {
     event,
     reqId: call.requestId,
@@ -71,7 +86,7 @@ function logEvent(log: Logger, event: string, call: RpcCall, status: number, cod
     id: call.id,
     method: call.method,
     contextId: call.contextId,
-    durationMs: Math.round((performance.now() - call.startedAt) * 1000) / 1000,
+    durationMs,
     status,
   };
   if (code !== undefined) fields.code = code;
@@ -79,6 +94,9 @@ function logEvent(log: Logger, event: string, call: RpcCall, status: number, cod
   if (status >= 500) log.error(fields, event);
   else if (event === "rpc.complete") log.info(fields, event);
   else log.warn(fields, event);
+  for (const listener of options.listeners) {
+    listener({ event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs });
+  }
 }
 
 function clientGone(reply: FastifyReply): boolean {

@@ -26,7 +26,7 @@ interface RpcParams {
 
 export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCore; runtime: RpcRuntime }): Promise<void> {
   const { core, runtime } = options;
-  const answer: AnswerOptions = { dev: core.dev, log: core.log };
+  const answer: AnswerOptions = { dev: core.dev, log: core.log, listeners: core.rpcEventListeners };
   const originPolicy = { allowedOrigins: core.config.allowedOrigins, trustProxy: core.config.trustProxy };
 
   // The body is read by the gateway itself, after the session checks and against the

@@ -10,6 +10,7 @@ import type { SessionSigner } from "../auth/session.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/rpc-verifiers.js";
 import type { ProxyVerifier } from "../proxy/verifiers.js";
+import type { RpcEventRecord } from "../rpc/answer.js";
 
 export interface ServerCore {
   root: string;
@@ -23,4 +24,6 @@ export interface ServerCore {
   proxyVerifiers: VerifierRegistry<ProxyVerifier>;
   startedAt: number;
   version: string;
+  /** Called once at the end of every RPC call (metrics hang here). */
+  rpcEventListeners: Array<(record: RpcEventRecord) => void>;
 }

@@ -50,6 +50,8 @@ export interface CreateServerOptions {
 export interface AppServer {
   readonly app: FastifyInstance;
   readonly core: ServerCore;
+  /** Breakers, queues and the isolation pool (`runtime.status()`). */
+  readonly runtime: RpcRuntime;
   readonly log: Logger;
   /** Starts listening; resolves to the URL. */
   listen(): Promise<string>;
@@ -114,6 +116,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     proxyVerifiers,
     startedAt: Date.now(),
     version: await packageVersion(),
+    rpcEventListeners: [],
   };
   const runtime = new RpcRuntime(core);
   runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
@@ -141,6 +144,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   const server: AppServer = {
     app,
     core,
+    runtime,
     log,
     get url() {
       return url;
