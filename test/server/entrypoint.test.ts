@@ -128,6 +128,6 @@ describe("sessions across processes", () => {
     expect(accepted.status).toBe(200);
     const refused = await call(other.url);
     expect(refused.status).toBe(401);
-    expect((await refused.json()).code).toBe("RPC_NO_SESSION");
+    expect(((await refused.json()) as { code: string }).code).toBe("RPC_NO_SESSION");
   });
 });

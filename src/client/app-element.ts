@@ -1,0 +1,65 @@
+/**
+ * AppElement: a UI part that knows its plugin or module and calls its server methods
+ * (SPEC "Browser-side calls", CONTRACT section 9). A plain class, not an HTMLElement, so
+ * it works in any framework; in a custom element, hold one as a field:
+ *
+ *   class WeatherCard extends HTMLElement {
+ *     #app = new AppElement({ kind: "plugin", id: "weather" });
+ *     async connectedCallback() {
+ *       this.textContent = String(await this.#app.server().forecast({ city: "Oslo" }));
+ *     }
+ *   }
+ *
+ * or subclass it (`class Weather extends AppElement { constructor() { super({ kind:
+ * "plugin", id: "weather" }); } }`) for code that is not itself a DOM element.
+ */
+import type { RpcTransport } from "./app-context.js";
+import { methodProxy, rpcCall, rpcPath, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
+
+export interface AppElementTarget {
+  kind: RpcKind;
+  id: string;
+}
+
+export interface ServerOptions {
+  /** Default `contextId` of these calls; a call's own `contextId` wins. */
+  contextId?: string;
+  viewerId?: string;
+  /** The HttpClient for these calls, with its auth; defaults to the application one. */
+  client?: RpcTransport;
+}
+
+export class AppElement {
+  readonly kind: RpcKind;
+  readonly id: string;
+
+  constructor(target: AppElementTarget) {
+    if (target === null || typeof target !== "object") {
+      throw new TypeError('AppElement: pass { kind: "plugin" | "module", id } to the constructor (and to super() in a subclass)');
+    }
+    const { kind, id } = target;
+    if (kind !== "plugin" && kind !== "module") throw new TypeError(`AppElement: kind must be "plugin" or "module", not ${String(kind)}`);
+    if (typeof id !== "string" || id === "") throw new TypeError("AppElement: id must be a non-empty string");
+    this.kind = kind;
+    this.id = id;
+  }
+
+  /**
+   * The methods of this element's plugin or module: `this.server(options).name(input,
+   * callOptions)`. Auth headers are entirely the chosen client's; `options` only pick the
+   * client and the defaults of `contextId` and `viewerId`.
+   */
+  server(options: ServerOptions = {}): RpcTarget {
+    const { kind, id } = this;
+    return methodProxy((method, input, callOptions: RpcCallOptions | undefined) =>
+      rpcCall({
+        path: rpcPath(kind, id, method),
+        input,
+        contextId: callOptions?.contextId ?? options.contextId,
+        viewerId: callOptions?.viewerId ?? options.viewerId,
+        signal: callOptions?.signal,
+        client: callOptions?.client ?? options.client,
+      }),
+    );
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * HttpClient: the standard way to call the server from the browser (SPEC "HttpClient
+ * options", "HttpClient request options", "Proxy", "Authentication / Client";
+ * CONTRACT section 9). It builds the URL (plain or through `/proxy/<alias>`), adds the
+ * CSRF header on same-origin calls and auth headers from stored secrets, retries what
+ * is safe to retry, and on a 401 asks the login client for a fresh secret once.
+ *
+ * Browser code: imports nothing outside src/client and nothing from Node.
+ */
+import { appUser } from "./app-user.js";
+import { addAuthHandler, buildAuthHeaders, removeAuthHandler, secretsChanged } from "./auth-handlers.js";
+import { awaitSecretRefresh, canRefresh, DEFAULT_REFRESH_TIMEOUT_MS } from "./auth-refresh.js";
+import { isStream, prepareBody, type PreparedBody } from "./body.js";
+import { abortableSleep } from "./retry.js";
+import { sendWithRetries, type Outcome, type Timing } from "./send.js";
+import type {
+  AuthHandler,
+  AuthOptions,
+  ExpectMode,
+  HttpClientOptions,
+  HttpMethod,
+  RequestOptions,
+  SecretStore,
+} from "./types.js";
+import { buildUrl, isAbsoluteHttpUrl, isSameOrigin, readCsrfToken } from "./url.js";
+
+export const CSRF_HEADER = "X-APP-CSRF";
+export const AUTH_REQUIRED_WARNING = "auth.required=true for proxy request but no secrets found";
+
+const METHODS: ReadonlySet<string> = new Set<HttpMethod>(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const EXPECT_MODES: ReadonlySet<string> = new Set<ExpectMode>(["json", "text", "auto"]);
+
+/** The auth settings with their defaults applied. */
+export interface ResolvedAuth {
+  readonly contextId: string | undefined;
+  readonly types: readonly string[];
+  readonly handlers: Readonly<Record<string, AuthHandler>>;
+  readonly refreshOn401: boolean;
+  readonly required: boolean;
+  readonly refreshTimeoutMs: number;
+}
+
+export type ShorthandOptions = Omit<RequestOptions, "method">;
+export type BodyShorthandOptions = Omit<RequestOptions, "method" | "body">;
+
+export class HttpClient {
+  /**
+   * The waits between retries and their jitter. Replace them to test backoff without
+   * real time passing; `sleep` must reject with the signal's reason when it aborts.
+   */
+  static timing: Timing = { sleep: abortableSleep, random: () => Math.random() };
+
+  /** Registers a global auth handler; a client's own `auth.handlers` still win. */
+  static addAuthHandler(name: string, handler: AuthHandler): void {
+    addAuthHandler(name, handler);
+  }
+
+  /** Removes a global auth handler (the built-in `jwt` too); true when it existed. */
+  static removeAuthHandler(name: string): boolean {
+    return removeAuthHandler(name);
+  }
+
+  readonly baseURL: string | undefined;
+  readonly proxy: string | undefined;
+  readonly auth: ResolvedAuth;
+  readonly secretStore: SecretStore;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly #warnedTypes = new Set<string>();
+
+  constructor(options: HttpClientOptions = {}) {
+    const { baseURL, proxy, auth, secretStore, timeoutMs = 30_000, maxRetries = 3 } = options;
+    if (baseURL !== undefined && typeof baseURL !== "string") throw new TypeError("HttpClient: baseURL must be a string");
+    if (proxy !== undefined && (typeof proxy !== "string" || proxy === "")) {
+      throw new TypeError("HttpClient: proxy must be a non-empty alias name");
+    }
+    if (proxy !== undefined && baseURL !== undefined && isAbsoluteHttpUrl(baseURL)) {
+      throw new TypeError("HttpClient: in proxy mode baseURL is a path below the upstream, not an absolute URL");
+    }
+    checkTimeout(timeoutMs, "timeoutMs");
+    checkRetries(maxRetries, "maxRetries");
+    const store = secretStore ?? appUser;
+    if (typeof store?.getSecret !== "function") throw new TypeError("HttpClient: secretStore needs a getSecret(type, contextId) method");
+    this.baseURL = baseURL === "" ? undefined : baseURL;
+    this.proxy = proxy;
+    this.auth = resolveAuth(auth);
+    this.secretStore = store;
+    this.timeoutMs = timeoutMs;
+    this.maxRetries = maxRetries;
+  }
+
+  get<T = unknown>(path: string, options?: ShorthandOptions): Promise<T> {
+    return this.request<T>(path, { ...options, method: "GET" });
+  }
+
+  delete<T = unknown>(path: string, options?: ShorthandOptions): Promise<T> {
+    return this.request<T>(path, { ...options, method: "DELETE" });
+  }
+
+  post<T = unknown>(path: string, body?: unknown, options?: BodyShorthandOptions): Promise<T> {
+    return this.request<T>(path, { ...options, method: "POST", body });
+  }
+
+  put<T = unknown>(path: string, body?: unknown, options?: BodyShorthandOptions): Promise<T> {
+    return this.request<T>(path, { ...options, method: "PUT", body });
+  }
+
+  patch<T = unknown>(path: string, body?: unknown, options?: BodyShorthandOptions): Promise<T> {
+    return this.request<T>(path, { ...options, method: "PATCH", body });
+  }
+
+  /**
+   * Sends a request and resolves to the parsed body (per `expect`). Rejects with
+   * `HttpError` on a non-2xx answer, `TimeoutError` when an attempt runs out of time,
+   * the caller's abort reason, or the network `TypeError` once retries are used up.
+   */
+  async request<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
+    const method = normaliseMethod(options.method);
+    const expect = options.expect ?? "auto";
+    if (!EXPECT_MODES.has(expect)) throw new TypeError(`HttpClient: expect must be "json", "text" or "auto", not ${String(expect)}`);
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    checkTimeout(timeoutMs, "timeoutMs");
+    const url = buildUrl(path, this.baseURL, this.proxy, options.query);
+    const prepared = prepareBody(options.body, method);
+    // A stream is consumed by the first attempt; nothing is left to send again.
+    const maxRetries = prepared.replayable ? (options.maxRetries ?? this.maxRetries) : 0;
+    checkRetries(maxRetries, "maxRetries");
+    const signal = options.signal;
+    if (signal?.aborted) throw signal.reason;
+
+    const send = async (firstPass: boolean): Promise<{ outcome: Outcome; secrets: Map<string, string> }> => {
+      const { headers, secrets } = await this.#headers(url, method, prepared, options.headers, expect, firstPass);
+      const attempt = { url, method, headers, body: prepared.body, stream: isStream(prepared.body), expect, timeoutMs, signal };
+      return { outcome: await sendWithRetries(attempt, maxRetries, HttpClient.timing), secrets };
+    };
+
+    let { outcome, secrets } = await send(true);
+    if (!outcome.ok && outcome.error.status === 401 && prepared.replayable && (await this.#refreshed(secrets, signal))) {
+      ({ outcome } = await send(false));
+    }
+    if (outcome.ok) return outcome.value as T;
+    throw outcome.error;
+  }
+
+  async #headers(
+    url: string,
+    method: string,
+    prepared: PreparedBody,
+    callerHeaders: HeadersInit | undefined,
+    expect: ExpectMode,
+    warn: boolean,
+  ): Promise<{ headers: Headers; secrets: Map<string, string> }> {
+    const headers = new Headers();
+    if (prepared.contentType !== undefined) headers.set("Content-Type", prepared.contentType);
+    if (expect === "json") headers.set("Accept", "application/json");
+
+    const { headers: authHeaders, secrets } = await buildAuthHeaders(this.auth, this.secretStore, url, method, (type) =>
+      this.#warnNoHandler(type),
+    );
+    authHeaders.forEach((value, name) => headers.set(name, value));
+    if (warn && this.proxy !== undefined && this.auth.required && secrets.size === 0) console.warn(AUTH_REQUIRED_WARNING);
+
+    // The token goes only to our own origin: sent elsewhere it would let that site
+    // forge calls with the viewer's session.
+    const token = readCsrfToken();
+    if (token !== undefined && isSameOrigin(url)) headers.set(CSRF_HEADER, token);
+    else if (token === undefined && warn && this.proxy !== undefined) {
+      console.warn(
+        `HttpClient: window.APP_CSRF_TOKEN is not set, so the proxy request ${method} ${url} goes out without the ${CSRF_HEADER} header; the server will refuse it unless the page was served with a session.`,
+      );
+    }
+
+    // What the caller passes for this one request wins over everything the client adds.
+    if (callerHeaders !== undefined) new Headers(callerHeaders).forEach((value, name) => headers.set(name, value));
+    return { headers, secrets };
+  }
+
+  async #refreshed(sent: Map<string, string>, signal: AbortSignal | undefined): Promise<boolean> {
+    const { auth, secretStore } = this;
+    if (!auth.refreshOn401 || auth.types.length === 0 || !canRefresh(secretStore)) return false;
+    // Another request may have refreshed while this one was in flight with the old secret.
+    if (await secretsChanged(auth, secretStore, sent)) return true;
+    return awaitSecretRefresh(secretStore, auth.types, auth.contextId, auth.refreshTimeoutMs, signal);
+  }
+
+  #warnNoHandler(type: string): void {
+    if (this.#warnedTypes.has(type)) return;
+    this.#warnedTypes.add(type);
+    console.warn(
+      `HttpClient: a secret of auth type "${type}" is stored but no handler is registered for it, so it adds no header; register one with HttpClient.addAuthHandler("${type}", fn) or auth.handlers.`,
+    );
+  }
+}
+
+function resolveAuth(auth: AuthOptions | undefined): ResolvedAuth {
+  const types = auth?.types ?? [];
+  if (!Array.isArray(types) || types.some((type) => typeof type !== "string" || type === "")) {
+    throw new TypeError("HttpClient: auth.types must be an array of non-empty strings");
+  }
+  if (auth?.contextId !== undefined && typeof auth.contextId !== "string") {
+    throw new TypeError("HttpClient: auth.contextId must be a string");
+  }
+  const refreshTimeoutMs = auth?.refreshTimeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS;
+  checkTimeout(refreshTimeoutMs, "auth.refreshTimeoutMs");
+  return Object.freeze({
+    contextId: auth?.contextId,
+    types: Object.freeze([...types]),
+    handlers: auth?.handlers ?? {},
+    refreshOn401: auth?.refreshOn401 ?? true,
+    required: auth?.required ?? false,
+    refreshTimeoutMs,
+  });
+}
+
+function normaliseMethod(method: string | undefined): string {
+  const upper = (method ?? "GET").toUpperCase();
+  if (!METHODS.has(upper)) throw new TypeError(`HttpClient: unsupported method ${String(method)}`);
+  return upper;
+}
+
+function checkTimeout(value: unknown, name: string): asserts value is number {
+  if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
+    throw new TypeError(`HttpClient: ${name} must be a number of ms, 0 or more (0 disables it)`);
+  }
+}
+
+function checkRetries(value: unknown, name: string): asserts value is number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new TypeError(`HttpClient: ${name} must be an integer, 0 or more`);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * `<package>/client`: the browser library for bundlers (CONTRACT section 9). The same
+ * code is served as one classic script at /__app/client.js (see browser-entry.ts).
+ * Browser code only: nothing here imports from the server side or from Node.
+ */
+export { HttpClient, CSRF_HEADER, AUTH_REQUIRED_WARNING } from "./http-client.js";
+export type { ResolvedAuth, ShorthandOptions, BodyShorthandOptions } from "./http-client.js";
+export { HttpError, TimeoutError, ResponseParseError } from "./errors.js";
+export { AppUser, appUser, APP_USER_EVENTS } from "./app-user.js";
+export type { EventHandler } from "./app-user.js";
+export { AppElement } from "./app-element.js";
+export type { AppElementTarget, ServerOptions } from "./app-element.js";
+export { createXServer } from "./xserver.js";
+export type { XServer, XServerOptions, LogsPayload, LogsAnswer, LogEntry } from "./xserver.js";
+export type { RpcCallOptions, RpcKind, RpcMethod, RpcTarget } from "./rpc.js";
+export type { RpcTransport } from "./app-context.js";
+export type { Timing } from "./send.js";
+export type {
+  AuthHandler,
+  AuthHandlerInput,
+  AuthHeaders,
+  AuthOptions,
+  ExpectMode,
+  HttpClientOptions,
+  HttpMethod,
+  QueryParams,
+  QueryScalar,
+  RequestOptions,
+  SecretEventPayload,
+  SecretStore,
+} from "./types.js";

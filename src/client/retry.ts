@@ -1,0 +1,64 @@
+/**
+ * When and how long HttpClient waits before trying again (CONTRACT section 9):
+ * 429 and 5xx, exponential backoff with full jitter (base 300 ms, factor 2, cap 10 s),
+ * `Retry-After` in seconds or HTTP-date form capped at 60 s. POST and PATCH are retried
+ * only on 429 and 503, the answers that say the server did not run them; network errors
+ * only for idempotent methods, where sending twice is harmless.
+ */
+
+export const BACKOFF_BASE_MS = 300;
+export const BACKOFF_FACTOR = 2;
+export const BACKOFF_CAP_MS = 10_000;
+export const RETRY_AFTER_CAP_MS = 60_000;
+
+const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+
+export function isIdempotent(method: string): boolean {
+  return IDEMPOTENT.has(method);
+}
+
+export function isRetryableStatus(status: number, method: string): boolean {
+  if (status === 429 || status === 503) return true;
+  if (method === "POST" || method === "PATCH") return false;
+  return status >= 500 && status <= 599;
+}
+
+/** Full jitter: a uniform wait between 0 and the capped exponential step. */
+export function backoffDelay(retryIndex: number, random: () => number): number {
+  const step = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * BACKOFF_FACTOR ** retryIndex);
+  const r = Math.min(Math.max(random(), 0), 1);
+  return Math.round(step * r);
+}
+
+/**
+ * The wait a `Retry-After` header asks for, in ms, or undefined when it is absent or
+ * unreadable (the caller then falls back to backoff). A date in the past means now.
+ */
+export function retryAfterDelay(header: string | null, now: number): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  if (value === "") return undefined;
+  if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_CAP_MS);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(Math.max(date - now, 0), RETRY_AFTER_CAP_MS);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

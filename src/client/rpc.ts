@@ -1,0 +1,138 @@
+/**
+ * One RPC call (SPEC "RPC", CONTRACT section 5): POST `/__rpc/<kind>/<id>/<method>`
+ * with `{ args, viewerId?, contextId? }`, resolving to `result`. An error answer rejects
+ * with the HttpError the transport raised, which carries `status`, `code`, `details`.
+ *
+ * Also the Proxy that turns property names into methods. It hands back nothing for
+ * `then` (so `await xserver.module.x` does not call a method named "then"), `toJSON`,
+ * symbol keys and the Object.prototype names, which the server refuses as methods anyway.
+ */
+import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
+
+export type RpcKind = "module" | "plugin";
+
+export interface RpcCallOptions {
+  /** Selects the server's RPC verifier context. */
+  contextId?: string;
+  viewerId?: string;
+  signal?: AbortSignal;
+  /** The transport for this call; defaults to the application HttpClient. */
+  client?: RpcTransport;
+}
+
+/** A method of a plugin or module, as the browser sees it. */
+export type RpcMethod = (input?: unknown, callOptions?: RpcCallOptions) => Promise<unknown>;
+export type RpcTarget = Record<string, RpcMethod>;
+
+const NOT_METHODS: ReadonlySet<string> = new Set([
+  "then",
+  "toJSON",
+  "constructor",
+  "__proto__",
+  "toString",
+  "toLocaleString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "__defineGetter__",
+  "__defineSetter__",
+  "__lookupGetter__",
+  "__lookupSetter__",
+]);
+
+export function isRpcName(key: string | symbol): key is string {
+  return typeof key === "string" && key !== "" && !NOT_METHODS.has(key);
+}
+
+export interface RpcRequest {
+  path: string;
+  /** `undefined` sends `args: []`. */
+  input: unknown;
+  contextId: string | undefined;
+  viewerId: string | undefined;
+  signal: AbortSignal | undefined;
+  client: RpcTransport | undefined;
+}
+
+export async function rpcCall(call: RpcRequest): Promise<unknown> {
+  const client = call.client ?? getAppHttpClient();
+  checkTransport(client);
+  const body: { args: unknown[]; viewerId?: string; contextId?: string } = {
+    args: call.input === undefined ? [] : [call.input],
+  };
+  if (typeof call.viewerId === "string") body.viewerId = call.viewerId;
+  if (typeof call.contextId === "string") body.contextId = call.contextId;
+  const answer = await client.request<{ result?: unknown } | null>(call.path, {
+    method: "POST",
+    body,
+    expect: "json",
+    ...(call.signal === undefined ? {} : { signal: call.signal }),
+  });
+  return answer === null || typeof answer !== "object" ? null : (answer.result ?? null);
+}
+
+export function rpcPath(kind: string, id: string, method: string): string {
+  return `/__rpc/${encodeURIComponent(kind)}/${encodeURIComponent(id)}/${encodeURIComponent(method)}`;
+}
+
+/**
+ * An object whose every (method-like) property is a function calling `call(name, …)`.
+ * Functions are cached so that `target.m === target.m`; the cache is a Map because
+ * method names are chosen by plugin authors.
+ */
+export function methodProxy(call: (method: string, input: unknown, callOptions: RpcCallOptions | undefined) => Promise<unknown>): RpcTarget {
+  const cache = new Map<string, RpcMethod>();
+  const target = Object.create(null) as RpcTarget;
+  return new Proxy(target, {
+    get(_target, key) {
+      if (!isRpcName(key)) return undefined;
+      let fn = cache.get(key);
+      if (fn === undefined) {
+        fn = (input?: unknown, callOptions?: RpcCallOptions) => call(key, input, callOptions);
+        cache.set(key, fn);
+      }
+      return fn;
+    },
+    has(_target, key) {
+      return isRpcName(key);
+    },
+    set() {
+      return false;
+    },
+    defineProperty() {
+      return false;
+    },
+    deleteProperty() {
+      return false;
+    },
+  });
+}
+
+/** A Proxy keyed by id whose values are method proxies (`xserver.module[id]`). */
+export function targetProxy(makeTarget: (id: string) => RpcTarget): Record<string, RpcTarget> {
+  const cache = new Map<string, RpcTarget>();
+  return new Proxy(Object.create(null) as Record<string, RpcTarget>, {
+    get(_target, key) {
+      if (!isRpcName(key)) return undefined;
+      let target = cache.get(key);
+      if (target === undefined) {
+        target = makeTarget(key);
+        cache.set(key, target);
+      }
+      return target;
+    },
+    has(_target, key) {
+      return isRpcName(key);
+    },
+    set() {
+      return false;
+    },
+    defineProperty() {
+      return false;
+    },
+    deleteProperty() {
+      return false;
+    },
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * The public shapes of the browser client: HttpClient options (SPEC "HttpClient options"
+ * and "HttpClient request options"), the auth handler (SPEC "Auth handler shape") and
+ * the secret store that AppUser implements.
+ */
+
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+
+export type ExpectMode = "json" | "text" | "auto";
+
+export type QueryScalar = string | number | boolean | bigint | Date | null | undefined;
+/** Arrays become repeated keys (`?tag=a&tag=b`); null and undefined values are skipped. */
+export type QueryParams = Record<string, QueryScalar | readonly QueryScalar[]>;
+
+/** What an auth handler receives (SPEC "Auth handler shape"). */
+export interface AuthHandlerInput {
+  secret: string;
+  type: string;
+  contextId: string | undefined;
+  /** The final URL of the request (proxy prefix and query included). */
+  url: string;
+  method: string;
+}
+
+export type AuthHeaders = Record<string, string> | Headers | readonly (readonly [string, string])[];
+
+export type AuthHandler = (
+  input: AuthHandlerInput,
+) => AuthHeaders | undefined | void | Promise<AuthHeaders | undefined | void>;
+
+export interface AuthOptions {
+  /** Context under which secrets are stored; must equal what the login client uses. */
+  contextId?: string;
+  /** Auth types applied in order, for example `["jwt"]`. */
+  types?: readonly string[];
+  /** Per-client handlers; they win over the global ones of the same name. */
+  handlers?: Record<string, AuthHandler>;
+  /** On a 401, ask for a new secret (`requestSecretUpdate`) and replay once. Default true. */
+  refreshOn401?: boolean;
+  /** In proxy mode, warn when no secret is found for any type. Default false. */
+  required?: boolean;
+  /** How long a 401 waits for `setSecret` before it rejects. Default 20000 ms. */
+  refreshTimeoutMs?: number;
+}
+
+/** The minimum a secret store needs; AppUser also has the event methods used for refresh. */
+export interface SecretStore {
+  getSecret(type: string, contextId?: string): string | undefined | null | Promise<string | undefined | null>;
+  setSecret(value: string, type: string, contextId?: string): void;
+  addHandler?(name: string, handler: (payload: unknown) => void): void;
+  removeHandler?(name: string, handler: (payload: unknown) => void): void;
+  raiseEvent?(name: string, payload?: unknown): void;
+}
+
+export interface HttpClientOptions {
+  /** Prefix: a relative final URL is `baseURL` + `/` + path. In proxy mode, a path below the upstream. */
+  baseURL?: string;
+  /** Proxy alias: every request goes to `/proxy/<alias>/<baseURL>/<path>`. */
+  proxy?: string;
+  auth?: AuthOptions;
+  /** Source of secrets; defaults to the global AppUser instance. */
+  secretStore?: SecretStore;
+  /** Per-attempt timeout in ms; default 30000; 0 disables it. */
+  timeoutMs?: number;
+  /** Retries on 429 and 5xx (see CONTRACT section 9); default 3; 0 disables. */
+  maxRetries?: number;
+}
+
+export interface RequestOptions {
+  method?: HttpMethod | Lowercase<HttpMethod>;
+  headers?: HeadersInit;
+  /** Plain objects, arrays, numbers and booleans are sent as JSON; FormData, Blob,
+   * URLSearchParams, strings, ArrayBuffer(-views) and ReadableStream go untouched. */
+  body?: unknown;
+  query?: QueryParams;
+  /** Default `auto`: JSON for a JSON content type, text otherwise, null when empty. */
+  expect?: ExpectMode;
+  /** A caller's abort rejects at once with the signal's reason and is never retried. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this request. */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries` for this request. */
+  maxRetries?: number;
+}
+
+/** Payload of `requestSecretUpdate`, `secret-updated` and `secret-removed`. */
+export interface SecretEventPayload {
+  type: string;
+  contextId: string | undefined;
+}

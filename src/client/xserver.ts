@@ -1,0 +1,114 @@
+/**
+ * `window.xserver` (SPEC "Browser-side calls", "Dev-mode routes"; CONTRACT sections 5
+ * and 9): `xserver.module[id].method(input)`, `xserver.plugin[id].method(input)` and the
+ * dev-mode `xserver.server.core.getStatus/getLogs` (with the `server.dev.getLogs` alias).
+ */
+import { checkTransport, getAppHttpClient, setAppHttpClient, type RpcTransport } from "./app-context.js";
+import { methodProxy, rpcCall, rpcPath, targetProxy, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
+
+export interface LogsPayload {
+  /** Entries with an id above this one; pass the previous answer's `lastId` to page on. */
+  afterId?: number;
+  limit?: number;
+}
+
+export interface LogEntry {
+  id: number;
+  time: number;
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface LogsAnswer {
+  entries: LogEntry[];
+  lastId: number;
+}
+
+type ServerCall<P, R> = (payload?: P, callOptions?: RpcCallOptions) => Promise<R>;
+
+export interface XServer {
+  readonly module: Record<string, RpcTarget>;
+  readonly plugin: Record<string, RpcTarget>;
+  readonly server: {
+    readonly core: {
+      readonly getStatus: ServerCall<unknown, unknown>;
+      readonly getLogs: ServerCall<LogsPayload, LogsAnswer>;
+    };
+    /** Compatibility alias of `server.core` for `getLogs` (SPEC "Versioning"). */
+    readonly dev: { readonly getLogs: ServerCall<LogsPayload, LogsAnswer> };
+  };
+  /** The transport; assignable. The global xserver shares it with every AppElement. */
+  httpClient: RpcTransport;
+  setHttpClient(client: RpcTransport): void;
+  /** Sent as `viewerId` with every call when set. */
+  viewerId: string | undefined;
+  /** Default `contextId` of every call; a call's own `contextId` wins. */
+  contextId: string | undefined;
+  /** Calls any method by name, including names the proxies hide (such as `then`). */
+  call(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions): Promise<unknown>;
+}
+
+export interface XServerOptions {
+  /** A transport of its own; without it the xserver uses the application HttpClient. */
+  httpClient?: RpcTransport;
+  viewerId?: string;
+  contextId?: string;
+}
+
+export function createXServer(options: XServerOptions = {}): XServer {
+  let own: RpcTransport | undefined;
+  if (options.httpClient !== undefined) {
+    checkTransport(options.httpClient);
+    own = options.httpClient;
+  }
+  const transport = (): RpcTransport => own ?? getAppHttpClient();
+
+  const invoke = (path: string, input: unknown, callOptions: RpcCallOptions | undefined): Promise<unknown> =>
+    rpcCall({
+      path,
+      input,
+      contextId: callOptions?.contextId ?? xserver.contextId,
+      viewerId: callOptions?.viewerId ?? xserver.viewerId,
+      signal: callOptions?.signal,
+      client: callOptions?.client ?? transport(),
+    });
+
+  const scope = (kind: RpcKind): Record<string, RpcTarget> =>
+    targetProxy((id) => methodProxy((method, input, callOptions) => invoke(rpcPath(kind, id, method), input, callOptions)));
+
+  const serverCall =
+    <P, R>(group: string, name: string): ServerCall<P, R> =>
+    (payload, callOptions) =>
+      invoke(`/__rpc/server/${group}/${name}`, payload, callOptions) as Promise<R>;
+
+  const xserver: XServer = {
+    module: scope("module"),
+    plugin: scope("plugin"),
+    server: Object.freeze({
+      core: Object.freeze({
+        getStatus: serverCall<unknown, unknown>("core", "getStatus"),
+        getLogs: serverCall<LogsPayload, LogsAnswer>("core", "getLogs"),
+      }),
+      dev: Object.freeze({ getLogs: serverCall<LogsPayload, LogsAnswer>("dev", "getLogs") }),
+    }),
+    get httpClient(): RpcTransport {
+      return transport();
+    },
+    set httpClient(client: RpcTransport) {
+      xserver.setHttpClient(client);
+    },
+    setHttpClient(client: RpcTransport): void {
+      checkTransport(client);
+      if (own !== undefined) own = client;
+      else setAppHttpClient(client);
+    },
+    viewerId: options.viewerId,
+    contextId: options.contextId,
+    call: (kind, id, method, input, callOptions) => {
+      if (kind !== "module" && kind !== "plugin") return Promise.reject(new TypeError(`xserver.call: kind must be "module" or "plugin"`));
+      return invoke(rpcPath(kind, id, method), input, callOptions);
+    },
+  };
+  return xserver;
+}
