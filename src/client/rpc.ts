@@ -77,22 +77,21 @@ export function rpcPath(kind: string, id: string, method: string): string {
 }
 
 /**
- * An object whose every (method-like) property is a function calling `call(name, …)`.
- * Functions are cached so that `target.m === target.m`; the cache is a Map because
- * method names are chosen by plugin authors.
+ * A read-only object whose every name-like property is `make(name)`, made once and cached
+ * (so `target.m === target.m`). The cache is a Map because the names are chosen by plugin
+ * authors; `then`, `toJSON` and symbols are not names (see `isRpcName`).
  */
-export function methodProxy(call: (method: string, input: unknown, callOptions: RpcCallOptions | undefined) => Promise<unknown>): RpcTarget {
-  const cache = new Map<string, RpcMethod>();
-  const target = Object.create(null) as RpcTarget;
-  return new Proxy(target, {
+function namedProxy<T>(make: (name: string) => T): Record<string, T> {
+  const cache = new Map<string, T>();
+  return new Proxy(Object.create(null) as Record<string, T>, {
     get(_target, key) {
       if (!isRpcName(key)) return undefined;
-      let fn = cache.get(key);
-      if (fn === undefined) {
-        fn = (input?: unknown, callOptions?: RpcCallOptions) => call(key, input, callOptions);
-        cache.set(key, fn);
+      let value = cache.get(key);
+      if (value === undefined) {
+        value = make(key);
+        cache.set(key, value);
       }
-      return fn;
+      return value;
     },
     has(_target, key) {
       return isRpcName(key);
@@ -109,30 +108,12 @@ export function methodProxy(call: (method: string, input: unknown, callOptions: 
   });
 }
 
+/** An object whose every method-like property is a function calling `call(name, …)`. */
+export function methodProxy(call: (method: string, input: unknown, callOptions: RpcCallOptions | undefined) => Promise<unknown>): RpcTarget {
+  return namedProxy<RpcMethod>((name) => (input?: unknown, callOptions?: RpcCallOptions) => call(name, input, callOptions));
+}
+
 /** A Proxy keyed by id whose values are method proxies (`xserver.module[id]`). */
 export function targetProxy(makeTarget: (id: string) => RpcTarget): Record<string, RpcTarget> {
-  const cache = new Map<string, RpcTarget>();
-  return new Proxy(Object.create(null) as Record<string, RpcTarget>, {
-    get(_target, key) {
-      if (!isRpcName(key)) return undefined;
-      let target = cache.get(key);
-      if (target === undefined) {
-        target = makeTarget(key);
-        cache.set(key, target);
-      }
-      return target;
-    },
-    has(_target, key) {
-      return isRpcName(key);
-    },
-    set() {
-      return false;
-    },
-    defineProperty() {
-      return false;
-    },
-    deleteProperty() {
-      return false;
-    },
-  });
+  return namedProxy(makeTarget);
 }
