@@ -29,18 +29,11 @@ export interface AnswerOptions {
   listeners: ReadonlyArray<(record: RpcEventRecord) => void>;
 }
 
-export function answerResult(reply: FastifyReply, call: RpcCall, result: unknown, options: AnswerOptions): void {
-  let payload: string;
-  try {
-    const json = result instanceof SerializedResult ? result.json : JSON.stringify(result === undefined ? null : result);
-    payload = `{"result":${json ?? "null"}}`;
-  } catch (error) {
-    answerError(reply, call, errorOf("RPC_BAD_RESULT", { reason: (error as Error).message }), options);
-    return;
-  }
+/** `result` comes from the runtime, already serialised (so a bad result was caught there). */
+export function answerResult(reply: FastifyReply, call: RpcCall, result: SerializedResult, options: AnswerOptions): void {
   logEvent(options, "rpc.complete", call, 200, undefined);
   if (clientGone(reply)) return;
-  reply.code(200).header("content-type", JSON_TYPE).send(payload);
+  reply.code(200).header("content-type", JSON_TYPE).send(`{"result":${result.json}}`);
 }
 
 export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, options: AnswerOptions): void {
@@ -52,18 +45,32 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   const rpcError = toRpcError(error, call, options.dev);
   const event = eventFor(rpcError, call);
   // The log gets the real error: the one answered may be a generic stand-in for it.
-  const logged = rpcError === error ? (rpcError as { cause?: unknown }).cause : error;
+  const logged = error instanceof RpcError ? (error as { cause?: unknown }).cause : error;
   logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
   if ((rpcError as { closeConnection?: boolean }).closeConnection) reply.header("connection", "close");
   if (rpcError.code === "RPC_METHOD_NOT_ALLOWED") reply.header("allow", "POST");
   const retryAfterMs = rpcError.details.retryAfterMs;
   if (typeof retryAfterMs === "number") reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-  reply.code(rpcError.status).header("content-type", JSON_TYPE).send(JSON.stringify(rpcError.toJSON()));
+  reply.code(rpcError.status).header("content-type", JSON_TYPE).send(errorBody(rpcError));
+}
+
+function errorBody(error: RpcError): string {
+  try {
+    return JSON.stringify(error.toJSON());
+  } catch {
+    // A method's RpcError whose details cannot be serialised still answers its code.
+    return JSON.stringify({ error: error.message, code: error.code, details: {} });
+  }
 }
 
 function toRpcError(error: unknown, call: RpcCall, dev: boolean): RpcError {
-  if (error instanceof RpcError) return error;
+  if (error instanceof RpcError) {
+    // A bad result's reason may quote the method's data: like any internal error, only
+    // the request id is answered.
+    if (error.code === "RPC_BAD_RESULT") return errorOf("RPC_BAD_RESULT", { requestId: call.requestId });
+    return error;
+  }
   // Outside dev mode a method's own error text may hold internals: answer a generic
   // message with the request id, and keep the real error for the log.
   const message = dev && error instanceof Error ? error.message : undefined;

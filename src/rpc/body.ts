@@ -28,10 +28,12 @@ export function tooLarge(limit: number) {
   return error;
 }
 
-export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBoundedBody(req: IncomingMessage, limit: number, clientSignal: AbortSignal): Promise<Buffer> {
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // The client may have left during an async check: its "close" has fired already.
+  if (clientSignal.aborted || req.destroyed) return Promise.reject(new ClientGoneError());
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -46,7 +46,7 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
       if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log);
       const entry = resolveMethod(target, call.method);
       const access = await checkAccess(request, entry, core.sessions, originPolicy);
-      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes));
+      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, client.signal));
       const resolved = resolveVerifierContext(core.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;
       const user = access.isPublic

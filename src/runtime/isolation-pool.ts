@@ -10,7 +10,7 @@ import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { IsolationSettings } from "../config/schema.js";
 import { RpcError, errorOf } from "../errors/http-error.js";
-import { CallTimeoutError } from "./deadline.js";
+import type { CallDeadline } from "./deadline.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 import { isolatedContext, type Invocation } from "./invocation.js";
 import { SerializedResult } from "./serialized-result.js";
@@ -35,31 +35,32 @@ export class IsolationPool {
     this.#pool.on("error", () => {});
   }
 
-  async run(invocation: Invocation, signal: AbortSignal): Promise<SerializedResult> {
+  /**
+   * Runs one call. `deadline.signal` (timeout or client gone) fires `ctx.signal` in the
+   * worker; `deadline.timeoutSignal` terminates the worker, and it keeps running after a
+   * client left, so a stubborn method never keeps its worker past its timeout.
+   */
+  async run(invocation: Invocation, deadline: CallDeadline): Promise<SerializedResult> {
     const { entry } = invocation;
     const { port1, port2 } = new MessageChannel();
-    const terminate = new AbortController();
-    const onAbort = () => {
-      port1.postMessage(1);
-      // Only a timeout ends the worker: a departed client just fires ctx.signal.
-      if (signal.reason instanceof CallTimeoutError) terminate.abort(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+    const notify = () => port1.postMessage(1);
+    if (deadline.signal.aborted) notify();
+    else deadline.signal.addEventListener("abort", notify, { once: true });
     let outcome: IsolatedOutcome;
     try {
       outcome = await this.#pool.run(
         { file: entry.file!, version: entry.fileVersion, method: entry.name, context: isolatedContext(invocation), abortPort: port2 },
-        { transferList: [port2], signal: terminate.signal },
+        { transferList: [port2], signal: deadline.timeoutSignal },
       );
     } catch (error) {
-      if (terminate.signal.aborted) throw terminate.signal.reason;
+      if (deadline.timeoutSignal.aborted) throw deadline.timeoutSignal.reason;
       throw Object.assign(errorOf("RPC_WORKER_CRASHED"), { cause: error });
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      deadline.signal.removeEventListener("abort", notify);
       port1.close();
     }
     if (outcome.ok) return new SerializedResult(outcome.json);
-    if ("badResult" in outcome) throw errorOf("RPC_BAD_RESULT", { reason: outcome.badResult });
+    if ("badResult" in outcome) throw Object.assign(errorOf("RPC_BAD_RESULT"), { cause: new Error(outcome.badResult) });
     const { error } = outcome;
     if (error.rpc) throw new RpcError(error.status, error.code, error.message, error.details);
     const thrown = new Error(error.message);

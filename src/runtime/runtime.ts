@@ -11,10 +11,11 @@ import type { ServerCore } from "../server/core.js";
 import { ClientGoneError } from "../rpc/body.js";
 import { CircuitBreakers, type CallOutcome } from "./circuit-breaker.js";
 import { ConcurrencyLimiters } from "./concurrency.js";
-import { CallTimeoutError, startDeadline, untilAborted } from "./deadline.js";
+import { CallTimeoutError, startDeadline, untilAborted, type CallDeadline } from "./deadline.js";
 import { runInline } from "./executor.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import { IsolationPool } from "./isolation-pool.js";
+import { SerializedResult } from "./serialized-result.js";
 
 export class RpcRuntime {
   readonly #core: ServerCore;
@@ -31,7 +32,7 @@ export class RpcRuntime {
     for (const entry of entries) if (entry.policy.isolation === "worker") this.#isolationPool();
   }
 
-  async run(invocation: Invocation): Promise<unknown> {
+  async run(invocation: Invocation): Promise<SerializedResult> {
     const { entry, call } = invocation;
     const { policy } = entry;
     const breaker = policy.circuitBreaker
@@ -47,9 +48,12 @@ export class RpcRuntime {
         call.queued = !(await limiter.acquire(deadline.signal));
         release = () => limiter.release();
       }
+      // A client that left during the checks or the queue wait: do not start the work.
+      deadline.signal.throwIfAborted();
       call.phase = "run";
-      work = this.#execute(invocation, deadline.signal);
-      const result = await untilAborted(work, deadline.signal);
+      work = this.#execute(invocation, deadline);
+      // Serialised here, not in the answer, so that a bad result counts for the breaker.
+      const result = toSerialized(await untilAborted(work, deadline.signal));
       breaker?.record("success", isTrial);
       return result;
     } catch (error) {
@@ -57,19 +61,21 @@ export class RpcRuntime {
       breaker?.record(outcomeOf(answered, error), isTrial);
       throw answered;
     } finally {
-      deadline.dispose();
-      if (release) {
-        if (work) work.then(release, release);
-        else release();
-      }
+      // The timer and the slot last as long as the work itself, not just the answer.
+      const settle = () => {
+        deadline.dispose();
+        release?.();
+      };
+      if (work) work.then(settle, settle);
+      else settle();
     }
   }
 
-  #execute(invocation: Invocation, signal: AbortSignal): Promise<unknown> {
+  #execute(invocation: Invocation, deadline: CallDeadline): Promise<unknown> {
     if (invocation.entry.policy.isolation === "worker" && invocation.entry.file) {
-      return this.#isolationPool().run(invocation, signal);
+      return this.#isolationPool().run(invocation, deadline);
     }
-    return runInline(invocation.entry, inlineContext(invocation, signal), invocation.args);
+    return runInline(invocation.entry, inlineContext(invocation, deadline.signal), invocation.args);
   }
 
   #answerFor(error: unknown, timeoutMs: number, beforeRun: boolean): unknown {
@@ -113,4 +119,16 @@ function outcomeOf(answered: unknown, original: unknown): CallOutcome {
     return answered.status >= 500 ? "failure" : "success";
   }
   return "failure";
+}
+
+function toSerialized(result: unknown): SerializedResult {
+  if (result instanceof SerializedResult) return result;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(result === undefined ? null : result);
+  } catch (error) {
+    // The serialiser's message may quote the method's data: it goes to the log only.
+    throw Object.assign(errorOf("RPC_BAD_RESULT"), { cause: error });
+  }
+  return new SerializedResult(json ?? "null");
 }

@@ -120,7 +120,7 @@ describe("decision matrix", () => {
 
   it("logs a one-shot warning at start for each method with requireSession: false", () => {
     const warnings = app.logs.lines.filter((line) => String(line.msg).includes("requireSession: false"));
-    expect(warnings.map((line) => line.method)).toEqual(["verifierOnly"]);
+    expect(warnings.map((line) => line.method)).toEqual(["checksSignal", "verifierOnly"]);
   });
 });
 

@@ -204,9 +204,21 @@ describe("RPC gateway", () => {
       expect(JSON.stringify(events[0])).toContain("secret internals");
     });
 
-    it("answers a result that is not JSON-serialisable with 500 RPC_BAD_RESULT", async () => {
-      const answer = await rpc(app.url, "plugin/matrix/bigint", { viewer });
-      expect([answer.status, answer.body.code]).toEqual([500, "RPC_BAD_RESULT"]);
+    it("answers a result that is not JSON-serialisable with 500 RPC_BAD_RESULT, keeping the reason in the log", async () => {
+      for (const method of ["bigint", "badToJson"]) {
+        const answer = await rpc(app.url, `plugin/matrix/${method}`, { viewer });
+        expect([answer.status, answer.body.code]).toEqual([500, "RPC_BAD_RESULT"]);
+        expect(answer.body.details).toEqual({ requestId: expect.any(String) });
+        expect(JSON.stringify(answer.body)).not.toMatch(/hunter2|BigInt/);
+        const [event] = app.logs.forRequest(answer.body.details.requestId);
+        expect(JSON.stringify(event)).toMatch(/hunter2|BigInt/);
+      }
+    });
+
+    it("answers an RpcError whose details cannot be serialised with its status and code", async () => {
+      const answer = await rpc(app.url, "plugin/matrix/throwsBadDetails", { viewer });
+      expect(answer.status).toBe(418);
+      expect(answer.body).toEqual({ error: "odd details", code: "TEAPOT", details: {} });
     });
   });
 

@@ -64,6 +64,28 @@ describe("worker isolation", () => {
     expect((await iso("context")).status).toBe(200);
   });
 
+  it("still terminates workers at their timeout when their clients went away first", async () => {
+    // Two forever-loops fill the pool (maxThreads 2); their clients leave at once.
+    const leave = (): Promise<unknown> => {
+      const controller = new AbortController();
+      const call = fetch(`${app.url}/__rpc/module/iso/loop`, {
+        method: "POST",
+        headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json" },
+        body: "{}",
+        signal: controller.signal,
+      }).catch(() => null);
+      setTimeout(() => controller.abort(), 100);
+      return call;
+    };
+    await Promise.all([leave(), leave()]);
+    // loop's timeoutMs is 500: past it, both workers must have been replaced.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const started = Date.now();
+    const answer = await iso("context", { args: ["free again"] });
+    expect(answer.body.result.args).toEqual(["free again"]);
+    expect(Date.now() - started).toBeLessThan(400);
+  });
+
   it("fires ctx.signal inside the worker when the client goes away", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "counterpart-iso-")), "marker");
     const controller = new AbortController();
