@@ -121,5 +121,5 @@ function collectSecrets(file: AppConfigFile, env: NodeJS.ProcessEnv, fromEnv: Re
     for (const value of Object.values(proxy.headers ?? {})) out.add(value);
   }
   if (file.server?.metrics?.token) out.add(file.server.metrics.token);
-  return [...out].filter((secret) => secret.length >= 6);
+  return [...out];
 }

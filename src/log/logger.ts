@@ -5,6 +5,7 @@
  */
 import { pino, type DestinationStream, type Logger } from "pino";
 import pretty from "pino-pretty";
+import { createSecretMasker } from "./mask-secrets.js";
 import { LogRingBuffer } from "./ring-buffer.js";
 
 export type { Logger };
@@ -16,6 +17,8 @@ export interface LoggerOptions {
   level?: string;
   devLogMaxEntries?: number;
   secrets?: readonly string[];
+  /** Dev mode in a cluster worker: lines go here (to the master's buffer) instead of a local ring buffer. */
+  devLogSink?: { write(line: string): void } | undefined;
 }
 
 export interface AppLogger {
@@ -26,8 +29,9 @@ export interface AppLogger {
 const REDACTED_HEADERS = ["authorization", "cookie", "x-app-csrf", "proxy-authorization", "set-cookie"];
 
 export function createLogger(options: LoggerOptions): AppLogger {
-  const ringBuffer = options.dev ? new LogRingBuffer(options.devLogMaxEntries ?? 10_000) : null;
-  const secrets = (options.secrets ?? []).filter((secret) => secret.length > 0);
+  const ringBuffer = options.dev && !options.devLogSink ? new LogRingBuffer(options.devLogMaxEntries ?? 10_000) : null;
+  const devStream = options.dev ? (options.devLogSink ?? ringBuffer) : null;
+  const masker = createSecretMasker(options.secrets ?? []);
   const redactPaths = REDACTED_HEADERS.flatMap((name) => [
     `req.headers["${name}"]`,
     `headers["${name}"]`,
@@ -35,8 +39,8 @@ export function createLogger(options: LoggerOptions): AppLogger {
   ]);
 
   const base = options.destination ?? (options.dev ? pretty({ sync: true, colorize: process.stdout.isTTY }) : pino.destination({ dest: 1, sync: false }));
-  const destination: DestinationStream = ringBuffer
-    ? pino.multistream([{ stream: base as DestinationStream, level: "trace" }, { stream: ringBuffer, level: "trace" }])
+  const destination: DestinationStream = devStream
+    ? pino.multistream([{ stream: base as DestinationStream, level: "trace" }, { stream: devStream, level: "trace" }])
     : (base as DestinationStream);
 
   const logger = pino(
@@ -44,18 +48,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
       level: options.level ?? (options.dev ? "debug" : "info"),
       base: { pid: process.pid },
       redact: { paths: redactPaths, censor: "[Redacted]" },
-      hooks:
-        secrets.length > 0
-          ? {
-              // Secrets can reach a message through an error text or a custom field; mask
-              // the value itself, wherever it stands in the serialised line.
-              streamWrite: (line: string) => {
-                let out = line;
-                for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join("[Redacted]");
-                return out;
-              },
-            }
-          : {},
+      hooks: masker ? { streamWrite: masker } : {},
     },
     destination,
   );

@@ -10,7 +10,11 @@ import { SESSION_COOKIE, type Session, type SessionSigner } from "../auth/sessio
 import type { MethodEntry } from "../discovery/registry.js";
 
 export interface AccessResult {
-  /** The viewer's session when the cookie is valid (also for public calls), else null. */
+  /**
+   * The viewer's session, or null. For public and verifier-only methods it is given only
+   * when the CSRF header and the origin check pass too: a cookie alone can ride along on
+   * a forged cross-site request, so it must not identify the viewer to the method.
+   */
   session: Session | null;
   /** True when `auth.public` waived every check, verifiers included. */
   isPublic: boolean;
@@ -23,6 +27,9 @@ export async function checkAccess(
   originPolicy: OriginPolicy,
 ): Promise<AccessResult> {
   const session = sessions.verify(request.cookies[SESSION_COOKIE]);
+  const csrfOk = session !== null && sessions.checkCsrf(session, request.headers["x-app-csrf"]);
+  const originOk = originAllowed(request.headers, isEncrypted(request), originPolicy);
+  const verified = csrfOk && originOk ? session : null;
   const rule = entry.policy.public;
   const isPublic =
     typeof rule === "function"
@@ -30,18 +37,18 @@ export async function checkAccess(
           await rule({
             req: request.raw,
             headers: request.headers,
-            session: session ? { id: session.id } : null,
+            session: verified ? { id: verified.id } : null,
             kind: entry.kind,
             id: entry.id,
             method: entry.name,
           }),
         )
       : rule === true;
-  if (isPublic || !entry.policy.requireSession) return { session, isPublic };
+  if (isPublic || !entry.policy.requireSession) return { session: verified, isPublic };
 
   if (!session) throw errorOf("RPC_NO_SESSION");
-  if (!sessions.checkCsrf(session, request.headers["x-app-csrf"])) throw errorOf("RPC_BAD_CSRF");
-  if (!originAllowed(request.headers, isEncrypted(request), originPolicy)) throw errorOf("RPC_BAD_ORIGIN");
+  if (!csrfOk) throw errorOf("RPC_BAD_CSRF");
+  if (!originOk) throw errorOf("RPC_BAD_ORIGIN");
   return { session, isPublic };
 }
 

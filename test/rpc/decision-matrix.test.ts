@@ -21,6 +21,15 @@ describe("decision matrix", () => {
     expect(answer.body).toEqual({ result: { value: 7, session: null } });
   });
 
+  it("a public method sees the viewer's session only with the CSRF header, never from the cookie alone", async () => {
+    const cookieOnly = await rpc(app.url, "plugin/matrix/open", { headers: { cookie: viewer.cookie } });
+    expect(cookieOnly.body.result.session).toBeNull();
+    const crossSite = await rpc(app.url, "plugin/matrix/open", { viewer, headers: { "sec-fetch-site": "cross-site" } });
+    expect(crossSite.body.result.session).toBeNull();
+    const full = await rpc(app.url, "plugin/matrix/open", { viewer });
+    expect(full.body.result.session).toEqual({ id: expect.any(String) });
+  });
+
   it("public as a function of the call context", async () => {
     const refused = await rpc(app.url, "plugin/matrix/openIfHeader");
     expect(refused.status).toBe(401);

@@ -13,8 +13,8 @@ describe("dev mode routes", () => {
     app = await startServer({
       root: ROOT,
       dev: true,
-      env: { APP_DEV_LOG_MAX_ENTRIES: "50", DEMO_SECRET: "configured-secret-value-123" },
-      config: { plugins: { rt: { apiKey: "<% DEMO_SECRET %>" } }, server: { auth: { jwt: { secret: "another-configured-secret-of-32-bytes!!" } } } },
+      env: { APP_DEV_LOG_MAX_ENTRIES: "50", DEMO_SECRET: "configured-secret-value-123", QUOTED: 'we"ird\\secret', PIN: "1234567" },
+      config: { plugins: { rt: { apiKey: "<% DEMO_SECRET %>", quoted: "<% QUOTED %>", pin: "<% PIN %>" } }, server: { auth: { jwt: { secret: "another-configured-secret-of-32-bytes!!" } } } },
     });
     viewer = await openViewer(app.url);
   });
@@ -75,6 +75,12 @@ describe("dev mode routes", () => {
     expect(text).toContain("calling upstream with key [Redacted]");
     expect(text).toContain("upstream refused key [Redacted]");
     expect(text).not.toContain("configured-secret-value-123");
+
+    // Secrets that JSON escapes, and digit-only secrets: masked, and every line still JSON.
+    expect((await rpc(app.url, "plugin/rt/leakMore", { viewer })).status).toBe(200);
+    const line = app.logs.lines.find((entry) => typeof entry.msg === "string" && entry.msg.startsWith("quoted "));
+    expect(line).toMatchObject({ msg: "quoted [Redacted] pin [Redacted]", quoted: "[Redacted]", count: 91234567, pin: "[Redacted]", pins: ["[Redacted]"] });
+    expect(app.logs.lines.filter((entry) => "raw" in entry)).toEqual([]);
     expect(text).not.toContain("another-configured-secret-of-32-bytes!!");
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * Masks configured secret values in serialised log lines, wherever they stand (a message,
+ * an error text, a custom field). Works on the JSON line, so a secret is looked for in its
+ * JSON-escaped form too, and a secret made of digits is only replaced as a whole token —
+ * never inside a longer number, which would leave the line invalid JSON.
+ * Values shorter than MIN_SECRET_LENGTH are left alone: masking them would mangle
+ * ordinary text (README "Logs").
+ */
+export const MIN_SECRET_LENGTH = 6;
+const REDACTED = "[Redacted]";
+
+type Mask = (line: string) => string;
+
+export function createSecretMasker(secrets: readonly string[]): Mask | null {
+  const masks: Mask[] = [];
+  for (const secret of new Set(secrets)) {
+    if (secret.length < MIN_SECRET_LENGTH) continue;
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (/^-?\d+(?:\.\d+)?$/.test(secret)) masks.push(numberMask(secret));
+    else {
+      masks.push(textMask(escaped));
+      if (escaped !== secret) masks.push(textMask(secret));
+    }
+  }
+  if (masks.length === 0) return null;
+  return (line) => masks.reduce((out, mask) => mask(out), line);
+}
+
+function textMask(needle: string): Mask {
+  return (line) => (line.includes(needle) ? line.split(needle).join(REDACTED) : line);
+}
+
+function numberMask(secret: string): Mask {
+  const pattern = new RegExp(`(?<![\\d.])${secret.replace(/[.\-]/g, "\\$&")}(?![\\d.eE])`, "g");
+  return (line) =>
+    line.includes(secret)
+      ? line.replace(pattern, (match, offset: number) => {
+          const before = line[offset - 1];
+          const after = line[offset + match.length];
+          // A bare JSON number (after ":", "," or "[") becomes a string, keeping the line valid.
+          const bareNumber = (before === ":" || before === "," || before === "[") && (after === "," || after === "}" || after === "]");
+          return bareNumber ? `"${REDACTED}"` : REDACTED;
+        })
+      : line;
+}
