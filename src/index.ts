@@ -9,6 +9,7 @@ export type { RpcContext, IsolatedRpcContext } from "./rpc/context.js";
 export type { MethodPolicy, PublicCheck, PublicCheckInput, CircuitBreakerPolicy } from "./rpc/policy.js";
 export type { RpcVerifier, RpcVerifierInput, RpcVerifierResult } from "./auth/rpc-verifiers.js";
 export type { ProxyVerifier, ProxyVerifierInput, UpstreamState } from "./proxy/verifiers.js";
+export { verifyProxyAuth } from "./proxy/verify-proxy-auth.js";
 export type { BootApi } from "./discovery/discover.js";
 export type { AppConfigInput as AppConfig } from "./config/schema.js";
 export type { AppServerGlobal } from "./server/app-server-global.js";

@@ -1,32 +1,58 @@
-// The demo page's calls. Each goes through window.xserver (from /__app/client.js) when it
-// is there, and through plain fetch with the X-APP-CSRF header otherwise.
+// The demo viewer's calls. Everything goes through the browser client that the server
+// injects into every page (/__app/client.js): window.xserver for server methods,
+// HttpClient for the proxy, AppUser for secrets.
+const { xserver, HttpClient, AppUser } = window;
+
+// The partner verifier wants an X-Demo-Key header: a client with a custom auth handler adds it.
+AppUser.setSecret("demo-partner-key", "demoKey", "partner");
+const partnerClient = new HttpClient({
+  auth: { contextId: "partner", types: ["demoKey"], handlers: { demoKey: ({ secret }) => ({ "X-Demo-Key": secret }) } },
+});
+
+// The two proxy aliases of app.config.json: an API key added by the server only, and an
+// API key plus the viewer's JWT.
+const apiClient = new HttpClient({ proxy: "demo-api" });
+const secureClient = new HttpClient({
+  proxy: "demo-secure",
+  auth: { contextId: "demo-secure", types: ["jwt"], required: true },
+});
+
+// A login-like flow: when the secure upstream answers 401, the client raises
+// requestSecretUpdate; this "login client" fetches a fresh token and stores it, and the
+// client replays the request once with it.
+async function logIn(user = "ada") {
+  const { token } = await xserver.module["upstream-demo"].issueDemoToken({ user });
+  AppUser.setSecret(token, "jwt", "demo-secure");
+  return { loggedInAs: user };
+}
+AppUser.addHandler("requestSecretUpdate", ({ type, contextId }) => {
+  if (type === "jwt" && contextId === "demo-secure") void logIn();
+});
+
 const calls = [
-  { title: "greeter.ping (plugin, public)", kind: "plugin", id: "greeter", method: "ping" },
-  { title: "greeter.greet (plugin, TypeScript, session-only)", kind: "plugin", id: "greeter", method: "greet", input: { name: "Ada" } },
-  { title: "clock.now (module, public)", kind: "module", id: "clock", method: "now" },
-  { title: "clock.whoami (module, session-only)", kind: "module", id: "clock", method: "whoami" },
+  { title: "greeter.ping — plugin, public", run: () => xserver.plugin.greeter.ping() },
+  { title: "greeter.greet — plugin, TypeScript, session-only", run: () => xserver.plugin.greeter.greet({ name: "Ada" }) },
+  { title: "clock.now — module, public", run: () => xserver.module.clock.now() },
+  { title: "clock.whoami — module, session-only", run: () => xserver.module.clock.whoami() },
   {
-    title: "clock.partnerReport (module, verifier-only, no key: refused)",
-    kind: "module", id: "clock", method: "partnerReport", input: { days: 3 }, contextId: "partner",
+    title: "clock.partnerReport — verifier-only, without the key: refused",
+    run: () => xserver.module.clock.partnerReport({ days: 3 }, { contextId: "partner" }),
   },
   {
-    title: "clock.partnerReport (module, verifier-only, with X-Demo-Key)",
-    kind: "module", id: "clock", method: "partnerReport", input: { days: 3 }, contextId: "partner",
-    headers: { "X-Demo-Key": "demo-partner-key" },
+    title: "clock.partnerReport — verifier-only, with X-Demo-Key from its own client",
+    run: () => xserver.module.clock.partnerReport({ days: 3 }, { contextId: "partner", client: partnerClient }),
+  },
+  { title: "proxy demo-api — the server adds the API key", run: () => apiClient.get("hello", { query: { tag: ["a", "b"] } }) },
+  { title: "proxy demo-secure — log in (stores a JWT in AppUser)", run: () => logIn() },
+  { title: "proxy demo-secure — call with the JWT", run: () => secureClient.get("me") },
+  {
+    title: "proxy demo-secure — spoil the token, then call: 401, refresh, replay",
+    run: async () => {
+      AppUser.setSecret("not-a-valid-token", "jwt", "demo-secure");
+      return secureClient.get("me");
+    },
   },
 ];
-
-async function call({ kind, id, method, input, contextId, headers }) {
-  const response = await fetch(`/__rpc/${kind}/${encodeURIComponent(id)}/${encodeURIComponent(method)}`, {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "content-type": "application/json", "X-APP-CSRF": window.APP_CSRF_TOKEN ?? "", ...headers },
-    body: JSON.stringify({ args: input === undefined ? [] : [input], contextId }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw Object.assign(new Error(body.error), { status: response.status, code: body.code });
-  return body.result;
-}
 
 const section = document.getElementById("calls");
 for (const spec of calls) {
@@ -39,10 +65,10 @@ for (const spec of calls) {
     out.className = "";
     out.textContent = "…";
     try {
-      out.textContent = JSON.stringify(await call(spec), null, 2);
+      out.textContent = JSON.stringify(await spec.run(), null, 2);
     } catch (error) {
       out.className = "error";
-      out.textContent = `${error.status} ${error.code}: ${error.message}`;
+      out.textContent = `${error.status ?? ""} ${error.code ?? error.name}: ${error.message}`;
     }
   });
   section.append(box);

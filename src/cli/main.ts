@@ -4,6 +4,7 @@
  * `server.shutdownTimeoutMs`) and exit 0.
  */
 import { StartupError } from "../errors/http-error.js";
+import { stopOnSignals } from "../cluster/shutdown.js";
 import { createServer, type AppServer } from "../server/create-server.js";
 import { USAGE, readCliOptions } from "./options.js";
 
@@ -22,36 +23,6 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     return;
   }
   stopOnSignals(server);
-}
-
-function stopOnSignals(server: AppServer): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    const limitMs = server.core.config.shutdownTimeoutMs;
-    server.log.info({ signal, limitMs }, "shutting down: no new connections, waiting for in-flight calls");
-    const force = setTimeout(() => {
-      server.log.warn({ limitMs }, "in-flight calls did not finish in time; exiting");
-      server.log.flush?.();
-      process.exit(0);
-    }, limitMs);
-    force.unref();
-    server.close().then(
-      () => {
-        server.log.info("stopped");
-        server.log.flush?.();
-        process.exit(0);
-      },
-      (error: unknown) => {
-        server.log.error({ err: error }, "error while shutting down");
-        server.log.flush?.();
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
 }
 
 function fail(error: unknown): void {

@@ -6,8 +6,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ProxyConfig } from "../config/schema.js";
 
 export interface UpstreamState {
-  /** Sent upstream; a verifier may change it. */
+  /** Sent upstream; a verifier may change it. Keys arrive lowercased. */
   headers: Record<string, string>;
+  /** The path below the alias as the client sent it (still percent-encoded), with its query. */
   targetPath: string;
 }
 
@@ -21,3 +22,14 @@ export interface ProxyVerifierInput {
 }
 
 export type ProxyVerifier = (input: ProxyVerifierInput) => boolean | Promise<boolean>;
+
+/**
+ * Whether viewer auth is enforced: `auth.enabled` when it is set; otherwise on as soon as
+ * verifiers are listed, so that forgetting `enabled` never leaves a listed check unrun.
+ */
+export function proxyAuthEnabled(proxyConfig: ProxyConfig): boolean {
+  const auth = proxyConfig.auth;
+  if (!auth) return false;
+  if (auth.enabled !== undefined) return auth.enabled;
+  return (auth.verifiers?.length ?? 0) > 0;
+}

@@ -48,7 +48,13 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   const logged = error instanceof RpcError ? (error as { cause?: unknown }).cause : error;
   logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
-  if ((rpcError as { closeConnection?: boolean }).closeConnection) reply.header("connection", "close");
+  // A body left unread would be drained by Node after the answer, however large it is
+  // declared: close the connection instead.
+  const req = reply.request.raw;
+  const declared = req.headers["content-length"];
+  if (!req.readableEnded && ((declared !== undefined && declared !== "0") || req.headers["transfer-encoding"] !== undefined)) {
+    reply.header("connection", "close");
+  }
   if (rpcError.code === "RPC_METHOD_NOT_ALLOWED") reply.header("allow", "POST");
   const retryAfterMs = rpcError.details.retryAfterMs;
   if (typeof retryAfterMs === "number") reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));

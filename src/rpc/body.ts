@@ -21,14 +21,15 @@ export class ClientGoneError extends Error {
   }
 }
 
-export function tooLarge(limit: number) {
-  const error = errorOf("RPC_PAYLOAD_TOO_LARGE", { limit });
-  // The rest of an oversized body is not worth reading: answer, then close the connection.
-  (error as { closeConnection?: boolean }).closeConnection = true;
-  return error;
+function tooLarge(limit: number) {
+  return errorOf("RPC_PAYLOAD_TOO_LARGE", { limit });
 }
 
-export function readBoundedBody(req: IncomingMessage, limit: number, clientSignal: AbortSignal): Promise<Buffer> {
+/**
+ * Reads the body, at most `limit` bytes, and within `timeoutMs`: a client trickling its
+ * body byte by byte must not hold a call (and its socket) open forever.
+ */
+export function readBoundedBody(req: IncomingMessage, limit: number, timeoutMs: number, clientSignal: AbortSignal): Promise<Buffer> {
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
@@ -37,7 +38,13 @@ export function readBoundedBody(req: IncomingMessage, limit: number, clientSigna
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = setTimeout(() => {
+      cleanup();
+      req.pause();
+      reject(errorOf("RPC_BODY_TIMEOUT", { timeoutMs }));
+    }, timeoutMs);
     const cleanup = () => {
+      clearTimeout(timer);
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);

@@ -4,7 +4,7 @@
  *   route → target → session, CSRF, origin → bounded body → verifiers
  *     → runtime (breaker → queue → executor) → answer + one log event.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorOf } from "../errors/http-error.js";
 import { resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-verifiers.js";
 import { refreshTarget } from "../discovery/dev-reload.js";
@@ -16,7 +16,6 @@ import { ClientGoneError, parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "./call.js";
 import { resolveMethod, resolveTargetItem } from "./target.js";
 
-const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 interface RpcParams {
   kind: string;
@@ -28,6 +27,22 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
   const { core, runtime } = options;
   const answer: AnswerOptions = { dev: core.dev, log: core.log, listeners: core.rpcEventListeners };
   const originPolicy = { allowedOrigins: core.config.allowedOrigins, trustProxy: core.config.trustProxy };
+
+  // Errors Fastify raises before the handler (a malformed Content-Type, say) are answered
+  // in the RPC shape and logged as the call's one event.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const params = (request.params ?? {}) as Partial<RpcParams>;
+    const call = startCall(request.id, { kind: params.kind ?? "", id: params.id ?? "", method: params.method ?? "" });
+    const status = error.statusCode ?? 500;
+    const answered =
+      request.method !== "POST"
+        ? errorOf("RPC_METHOD_NOT_ALLOWED")
+        : status >= 400 && status < 500
+          ? errorOf("RPC_BAD_REQUEST", { reason: "http" })
+          : error;
+    answerError(reply, call, answered, answer);
+    return reply;
+  });
 
   // The body is read by the gateway itself, after the session checks and against the
   // method's own `maxBodyBytes`, so Fastify must leave the stream alone.
@@ -46,7 +61,7 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
       if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log);
       const entry = resolveMethod(target, call.method);
       const access = await checkAccess(request, entry, core.sessions, originPolicy);
-      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, client.signal));
+      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, entry.policy.timeoutMs, client.signal));
       const resolved = resolveVerifierContext(core.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;
       const user = access.isPublic
@@ -87,10 +102,13 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
     return reply;
   }
 
-  app.route<{ Params: RpcParams }>({ method: [...ALL_METHODS], url: "/__rpc/:kind/:id/:method", handler: handle });
+  // Every verb Fastify routes reaches the handler, so that each gets 405 and its log event
+  // (verbs Fastify does not know at all, such as PROPFIND, answer 404 NOT_FOUND).
+  const everyMethod = app.supportedMethods;
+  app.route<{ Params: RpcParams }>({ method: everyMethod, url: "/__rpc/:kind/:id/:method", handler: handle });
   // Anything else below /__rpc/ (too few or too many segments) names no target.
   app.route({
-    method: [...ALL_METHODS],
+    method: everyMethod,
     url: "/__rpc/*",
     handler: async (request, reply) => {
       const call = startCall(request.id, { kind: "", id: "", method: "" });

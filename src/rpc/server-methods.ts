@@ -2,8 +2,10 @@
  * Dev-mode methods under `/__rpc/server/…` (CONTRACT section 5): `core/getStatus`,
  * `core/getLogs` and the compatibility alias `dev/getLogs`. They exist only in dev mode;
  * otherwise the `server` kind has no targets and they answer 404 RPC_UNKNOWN_TARGET.
- * They need a session and CSRF like any default method.
+ * They need a session and CSRF like any default method. In a cluster worker both answer
+ * for the whole cluster: logs from the master's one buffer, status listing every worker.
  */
+import type { ClusterHooks, ProcessStatus } from "../cluster/hooks.js";
 import { errorOf } from "../errors/http-error.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 import type { ServerCore } from "../server/core.js";
@@ -11,16 +13,35 @@ import { resolvePolicy } from "./policy.js";
 
 export interface StatusSources {
   runtimeStatus(): Record<string, unknown>;
+  /** Requests and RPC calls being served by this process. */
+  inFlight(): { requests: number; rpc: number };
+  /** In a cluster worker, logs and the list of workers come from the master (src/cluster/). */
+  cluster?: ClusterHooks | undefined;
 }
 
 export function addDevServerTargets(registry: Registry, core: ServerCore, sources: StatusSources): void {
+  const { cluster } = sources;
   const getLogs = (_ctx: unknown, payload?: { afterId?: unknown; limit?: unknown }) => {
-    if (!core.ringBuffer) return { entries: [], lastId: 0 };
     const afterId = integerOr(payload?.afterId, 0, "afterId");
     const limit = Math.min(integerOr(payload?.limit, 100, "limit"), 1000);
+    if (cluster) return cluster.readLogs(afterId, Math.max(0, limit));
+    if (!core.ringBuffer) return { entries: [], lastId: 0 };
     return core.ringBuffer.read(afterId, Math.max(0, limit));
   };
-  const getStatus = () => ({
+  // This process's share of the status; in a cluster the master gathers it from each worker.
+  const processStatus = (): ProcessStatus => {
+    const memory = process.memoryUsage();
+    return {
+      pid: process.pid,
+      uptimeSec: Math.round((Date.now() - core.startedAt) / 1000),
+      startedAt: core.startedAt,
+      inFlight: sources.inFlight(),
+      memory: { rss: memory.rss, heapUsed: memory.heapUsed },
+      ...sources.runtimeStatus(),
+    };
+  };
+  cluster?.serveStatus(processStatus);
+  const getStatus = async () => ({
     pid: process.pid,
     uptimeSec: Math.round((Date.now() - core.startedAt) / 1000),
     version: core.version,
@@ -29,6 +50,8 @@ export function addDevServerTargets(registry: Registry, core: ServerCore, source
     memory: process.memoryUsage(),
     registry: describeRegistry(registry),
     ...sources.runtimeStatus(),
+    mode: cluster ? "cluster" : "single",
+    ...(cluster ? await cluster.clusterStatus() : { workers: [processStatus()] }),
   });
   const logs = getLogs as MethodEntry["fn"];
   registry.add(serverTarget(core, "core", { getStatus, getLogs: logs }));

@@ -13,6 +13,7 @@ import type { DestinationStream } from "pino";
 import { SessionSigner, sessionSecretFrom } from "../auth/session.js";
 import { VerifierRegistry } from "../auth/verifier-registry.js";
 import { checkRpcVerifierNames, type RpcVerifier } from "../auth/rpc-verifiers.js";
+import { BuiltinJwtVerifiers } from "../auth/jwt-verifiers.js";
 import { loadConfigFile, parseConfig } from "../config/load.js";
 import type { AppConfigInput } from "../config/schema.js";
 import type { ResolvedConfig } from "../config/resolve.js";
@@ -21,12 +22,18 @@ import type { Target } from "../discovery/registry.js";
 import { StartupError, errorOf } from "../errors/http-error.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { createLogger, type Logger } from "../log/logger.js";
+import type { ClusterHooks } from "../cluster/hooks.js";
+import { InFlightCounter } from "../metrics/in-flight.js";
+import { metricsRoutes } from "../metrics/route.js";
 import type { ProxyVerifier } from "../proxy/verifiers.js";
+import { checkProxyConfig } from "../proxy/check-config.js";
+import { proxyRoutes } from "../proxy/route.js";
 import { rpcRoutes } from "../rpc/route.js";
 import { addDevServerTargets } from "../rpc/server-methods.js";
 import { RpcRuntime } from "../runtime/runtime.js";
 import { installAppServerGlobal } from "./app-server-global.js";
 import type { ServerCore } from "./core.js";
+import { devConsoleRoutes } from "./dev-console.js";
 import { staticRoutes } from "./static-routes.js";
 
 const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -45,6 +52,8 @@ export interface CreateServerOptions {
   /** Where log lines go (default stdout). */
   logDestination?: DestinationStream | NodeJS.WritableStream;
   logLevel?: string;
+  /** Set by a cluster worker (src/cluster/worker.ts): dev logs, status and metrics go through the master. */
+  cluster?: ClusterHooks;
 }
 
 export interface AppServer {
@@ -74,6 +83,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     level: options.logLevel ?? env.APP_LOG_LEVEL,
     devLogMaxEntries: Number(env.APP_DEV_LOG_MAX_ENTRIES) || 10_000,
     secrets: [...config.secrets, env.APP_SESSION_SECRET ?? ""],
+    devLogSink: options.cluster?.logSink,
   });
   const { secret, generated } = sessionSecretFrom(env);
   if (generated) log.warn("APP_SESSION_SECRET is not set: using a random secret, so sessions end when the server restarts");
@@ -86,6 +96,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn),
     registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn),
   });
+
+  // Built-in verifiers first, so that a boot hook may replace them.
+  const builtinJwt = new BuiltinJwtVerifiers(config, env).register({ rpcVerifiers, proxyVerifiers });
 
   const registry = await discover({
     root,
@@ -102,6 +115,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     }),
   });
   checkRpcVerifierNames(config.rpcVerifiers, rpcVerifiers);
+  checkProxyConfig(config, proxyVerifiers);
+  builtinJwt.checkSettings({ rpcVerifiers, proxyVerifiers });
   warnSessionlessMethods(registry.all(), log);
 
   const core: ServerCore = {
@@ -120,7 +135,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   };
   const runtime = new RpcRuntime(core);
   runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
-  if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status() });
+  const inFlight = new InFlightCounter();
+  if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
 
   const app = Fastify({
     loggerInstance: log,
@@ -131,6 +147,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     return503OnClosing: true,
     forceCloseConnections: "idle",
   }) as unknown as FastifyInstance;
+  inFlight.attach(app.server);
   app.setErrorHandler(answerFrameworkError);
   app.setNotFoundHandler((_request, reply) => {
     const error = errorOf("NOT_FOUND");
@@ -138,7 +155,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   });
   await app.register(fastifyCookie);
   await app.register(rpcRoutes, { core, runtime });
+  await app.register(proxyRoutes, { core });
   await app.register(staticRoutes, { core });
+  await app.register(metricsRoutes, { core, runtime, inFlight, cluster: options.cluster });
+  await app.register(devConsoleRoutes, { core });
 
   let url: string | null = null;
   const server: AppServer = {
@@ -167,7 +187,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       }
       const bound = server.address()!;
       url = `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
-      log.info({ url, dev, root }, `listening on ${url}`);
+      // In a cluster the master prints the one ready line, once every worker listens.
+      log.info({ url, dev, root }, options.cluster ? `worker ready at ${url}` : `listening on ${url}`);
       return url;
     },
     async close() {
@@ -178,7 +199,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   return server;
 }
 
-async function checkRoot(root: string): Promise<void> {
+export async function checkRoot(root: string): Promise<void> {
   try {
     const info = await stat(root);
     if (!info.isDirectory()) throw new StartupError(`app root ${root} is not a directory`);
@@ -189,7 +210,7 @@ async function checkRoot(root: string): Promise<void> {
   }
 }
 
-async function readConfig(root: string, config: CreateServerOptions["config"], env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
+export async function readConfig(root: string, config: CreateServerOptions["config"], env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
   if (config !== undefined && typeof config !== "string") return parseConfig(config, env);
   const file = config ?? join(root, "app.config.json");
   const exists = await stat(file).then(() => true, () => false);
@@ -225,7 +246,6 @@ function answerFrameworkError(error: FastifyError, _request: unknown, reply: imp
   const byStatus: Record<number, ErrorCode> = {
     400: "BAD_REQUEST",
     404: "NOT_FOUND",
-    405: "METHOD_NOT_ALLOWED",
     413: "PAYLOAD_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
     503: "SERVICE_UNAVAILABLE",

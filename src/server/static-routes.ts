@@ -24,6 +24,8 @@ export async function staticRoutes(app: FastifyInstance, options: { core: Server
   app.get(CLIENT_SCRIPT_PATH, (_request, reply) => reply.header("cache-control", "no-cache").sendFile("client.js", CLIENT_DIR));
   app.get(`${CLIENT_SCRIPT_PATH}.map`, (_request, reply) => reply.sendFile("client.js.map", CLIENT_DIR));
 
+  const pages = new PageCache();
+  const realBases = new Map<string, string>();
   app.get("/*", async (request, reply) => {
     const lookup = mapStaticPath(core.root, request.raw.url ?? "/");
     if (!lookup.ok) return sendError(reply, lookup.status === 400 ? "BAD_PATH" : "NOT_FOUND");
@@ -33,23 +35,43 @@ export async function staticRoutes(app: FastifyInstance, options: { core: Server
       file = join(file, "index.html");
       info = await stat(file).catch(() => null);
     }
-    if (!info?.isFile() || !(await staysInside(file, lookup.base))) return sendError(reply, "NOT_FOUND");
+    if (!info?.isFile() || !(await staysInside(file, lookup.base, realBases))) return sendError(reply, "NOT_FOUND");
     if (file.endsWith(".html")) {
       const session = ensureSession(request, reply, core.sessions, core.config.trustProxy);
-      const html = injectBootstrap(await readFile(file, "utf8"), core.sessions.csrfToken(session));
+      const html = injectBootstrap(await pages.read(file, info.mtimeMs, info.size), core.sessions.csrfToken(session));
       return reply.header("cache-control", "no-store").type("text/html; charset=utf-8").send(html);
     }
     return reply.sendFile(file.slice(lookup.base.length + 1), lookup.base);
   });
 }
 
-/** A symlink inside a served folder must not lead outside it. */
-async function staysInside(file: string, base: string): Promise<boolean> {
+/**
+ * A symlink inside a served folder must not lead outside it. The folders' own real paths
+ * are remembered (only folders that exist get there, so the map stays small).
+ */
+async function staysInside(file: string, base: string, realBases: Map<string, string>): Promise<boolean> {
   try {
-    const [realFile, realBase] = await Promise.all([realpath(file), realpath(base)]);
-    return realFile.startsWith(realBase + sep);
+    let realBase = realBases.get(base);
+    if (realBase === undefined) {
+      realBase = await realpath(base);
+      realBases.set(base, realBase);
+    }
+    return (await realpath(file)).startsWith(realBase + sep);
   } catch {
     return false;
+  }
+}
+
+/** HTML pages by path, read again only when their mtime or size changes. */
+class PageCache {
+  readonly #pages = new Map<string, { mtimeMs: number; size: number; text: string }>();
+
+  async read(file: string, mtimeMs: number, size: number): Promise<string> {
+    const cached = this.#pages.get(file);
+    if (cached && cached.mtimeMs === mtimeMs && cached.size === size) return cached.text;
+    const text = await readFile(file, "utf8");
+    this.#pages.set(file, { mtimeMs, size, text });
+    return text;
   }
 }
 

@@ -73,6 +73,40 @@ describe("RPC gateway", () => {
     }
   });
 
+  it("refuses TRACE and QUERY the same way, logging one event each", async () => {
+    for (const method of ["TRACE", "QUERY"]) {
+      const before = app.logs.events().length;
+      const answer = await rawRequest(app.url, { path: "/__rpc/plugin/matrix/echo", method });
+      expect([method, answer.status, JSON.parse(answer.body).code]).toEqual([method, 405, "RPC_METHOD_NOT_ALLOWED"]);
+      expect(app.logs.events().length).toBe(before + 1);
+    }
+  });
+
+  it("answers a malformed Content-Type in the RPC shape, with one event", async () => {
+    const before = app.logs.events().length;
+    const answer = await rawRequest(app.url, {
+      path: "/__rpc/plugin/matrix/echo",
+      headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": ";;", "content-length": 2 },
+      chunks: ["{}"],
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: "RPC_BAD_REQUEST" });
+    const events = app.logs.events().slice(before);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ event: "rpc.rejected", status: 400, method: "echo" });
+  });
+
+  it("closes the connection instead of draining a body it refused to read", async () => {
+    const answer = await rawRequest(app.url, {
+      path: "/__rpc/plugin/matrix/sessionOnly",
+      headers: { "content-type": "application/json", "content-length": 200_000_000 },
+      chunks: ["{"],
+      endBody: false,
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.connection).toBe("close");
+  });
+
   it("answers 404 RPC_UNKNOWN_TARGET for unknown kinds and ids, checked before the session", async () => {
     for (const path of ["plugin/nope/x", "widget/matrix/echo", "plugin/__proto__/x", "module/constructor/x", "server/core/getStatus", "plugin/matrix", "plugin/matrix/echo/extra"]) {
       const answer = await rpc(app.url, path);

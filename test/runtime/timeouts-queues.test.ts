@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { request as httpRequest } from "node:http";
-import { openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+import { openViewer, rawRequest, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/runtime-app");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,6 +31,20 @@ describe("timeouts", () => {
     expect(Date.now() - started).toBeLessThan(1500);
     await sleep(20);
     expect((await stats()).aborts).toEqual([{ tag: "slow", reason: "TimeoutError" }]);
+  });
+
+  it("answers 408 RPC_BODY_TIMEOUT when the body does not arrive within timeoutMs", async () => {
+    const started = Date.now();
+    const answer = await rawRequest(app.url, {
+      path: "/__rpc/plugin/rt/slow",
+      headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json", "content-length": 100 },
+      chunks: ["{\"args\":"],
+      endBody: false,
+    });
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: "RPC_BODY_TIMEOUT", details: { timeoutMs: 150 } });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(answer.headers.connection).toBe("close");
   });
 
   it("uses server.rpc.timeoutMs when the policy sets none", async () => {

@@ -1,0 +1,61 @@
+/**
+ * Graceful shutdown of one server process, shared by `index.js` and each cluster worker
+ * (CONTRACT section 1): on SIGTERM or SIGINT stop accepting connections, let the calls and
+ * proxied streams under way finish within `server.shutdownTimeoutMs`, release the isolation
+ * pool, exit 0.
+ */
+import type { AppServer } from "../server/create-server.js";
+
+export type CloseOutcome = "closed" | "timed-out";
+
+/**
+ * `server.close()` bounded by `limitMs`. Fastify closes the idle keep-alive sockets once,
+ * when closing starts; a socket whose call ends later turns idle and, left alone, would hold
+ * `close()` open until the client drops it (undici keeps sockets for minutes). Sweeping idle
+ * sockets until the close completes lets the process go as soon as the last answer is out.
+ */
+export async function closeGracefully(server: AppServer, limitMs: number): Promise<CloseOutcome> {
+  const http = server.app.server;
+  const sweep = setInterval(() => http.closeIdleConnections(), 50);
+  sweep.unref();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<CloseOutcome>((resolve) => {
+    timer = setTimeout(() => resolve("timed-out"), limitMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([server.close().then((): CloseOutcome => "closed"), timedOut]);
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Installs the SIGTERM/SIGINT handlers. Repeated signals are ignored rather than fatal: in a
+ * terminal, Ctrl-C reaches a cluster worker both directly and forwarded by its master.
+ */
+export function stopOnSignals(server: AppServer, exit: (code: number) => void = (code) => process.exit(code)): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const limitMs = server.core.config.shutdownTimeoutMs;
+    server.log.info({ signal, limitMs }, "shutting down: no new connections, waiting for in-flight calls");
+    closeGracefully(server, limitMs).then(
+      (outcome) => {
+        if (outcome === "timed-out") server.log.warn({ limitMs }, "in-flight calls did not finish in time; exiting");
+        else server.log.info("stopped");
+        server.log.flush?.();
+        exit(0);
+      },
+      (error: unknown) => {
+        server.log.error({ err: error }, "error while shutting down");
+        server.log.flush?.();
+        exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}

@@ -1,0 +1,43 @@
+/**
+ * Start-up checks of `server.secure.proxies` (CONTRACT section 6): run once boot hooks
+ * have registered their verifiers, so every mistake stops the start with a message
+ * naming the key instead of answering 500 at the first request.
+ */
+import { validateHeaderName, validateHeaderValue } from "node:http";
+import type { ResolvedConfig } from "../config/resolve.js";
+import { StartupError } from "../errors/http-error.js";
+import type { VerifierRegistry } from "../auth/verifier-registry.js";
+import { proxyAuthEnabled, type ProxyVerifier } from "./verifiers.js";
+
+export function checkProxyConfig(config: ResolvedConfig, proxyVerifiers: VerifierRegistry<ProxyVerifier>): void {
+  for (const [alias, proxy] of config.proxies) {
+    const key = `server.secure.proxies.${alias}`;
+    const base = new URL(proxy.baseUrl);
+    if (base.search !== "" || base.hash !== "") {
+      throw new StartupError(`${key}.baseUrl: must not carry a query or fragment (the client's query is appended)`);
+    }
+    if (base.username !== "" || base.password !== "") {
+      throw new StartupError(`${key}.baseUrl: must not carry credentials; send them as a static header in ${key}.headers`);
+    }
+    for (const [name, value] of Object.entries(proxy.headers ?? {})) {
+      try {
+        validateHeaderName(name);
+        validateHeaderValue(name, value);
+      } catch (error) {
+        throw new StartupError(`${key}.headers.${name}: not a valid HTTP header (${(error as Error).message})`);
+      }
+    }
+    if (!proxyAuthEnabled(proxy)) continue;
+    const names = proxy.auth?.verifiers ?? [];
+    if (names.length === 0) {
+      throw new StartupError(`${key}.auth.verifiers: auth.enabled is true but no verifiers are listed`);
+    }
+    names.forEach((name, index) => {
+      if (!proxyVerifiers.has(name)) {
+        throw new StartupError(
+          `${key}.auth.verifiers.${index}: no proxy verifier named "${name}" is registered (known: ${proxyVerifiers.names().join(", ") || "none"})`,
+        );
+      }
+    });
+  }
+}

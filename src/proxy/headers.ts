@@ -1,0 +1,90 @@
+/**
+ * Which headers cross the proxy (CONTRACT section 6). Hop-by-hop headers describe one
+ * connection and must not be replayed on another (RFC 9110 section 7.6.1); the session
+ * cookie and CSRF token belong to this server and must never reach an upstream; an
+ * upstream's `Set-Cookie` would land on this server's origin and is dropped.
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { requestProtocol } from "../auth/origin.js";
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+/**
+ * Never sent upstream besides the hop-by-hop ones. `expect` is answered by this server
+ * (Node sends `100 Continue` itself) and undici refuses to send it.
+ */
+const REQUEST_DROPPED = new Set(["host", "cookie", "x-app-csrf", "expect"]);
+
+function isHopByHop(name: string): boolean {
+  return HOP_BY_HOP.has(name) || name.startsWith("proxy-");
+}
+
+/** Header names listed in `Connection` (lowercased); they are hop-by-hop too. */
+function connectionTokens(value: string | string[] | undefined): Set<string> | null {
+  if (value === undefined) return null;
+  const tokens = new Set<string>();
+  for (const part of (Array.isArray(value) ? value.join(",") : value).split(",")) {
+    const token = part.trim().toLowerCase();
+    if (token !== "") tokens.add(token);
+  }
+  return tokens;
+}
+
+export interface ForwardedInfo {
+  trustProxy: boolean;
+}
+
+/**
+ * The client's headers minus the dropped ones, plus `X-Forwarded-*`. The result has no
+ * prototype: a header named `__proto__` is a plain entry, not a prototype change.
+ */
+export function upstreamRequestHeaders(req: IncomingMessage, options: ForwardedInfo): Record<string, string> {
+  const incoming = req.headers;
+  const named = connectionTokens(incoming.connection);
+  const out: Record<string, string> = Object.create(null);
+  for (const name in incoming) {
+    if (isHopByHop(name) || REQUEST_DROPPED.has(name) || named?.has(name)) continue;
+    const value = incoming[name];
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  const clientIp = req.socket.remoteAddress ?? "";
+  const priorFor = options.trustProxy ? firstHeader(incoming["x-forwarded-for"]) : undefined;
+  out["x-forwarded-for"] = priorFor ? `${priorFor}, ${clientIp}` : clientIp;
+  out["x-forwarded-proto"] = requestProtocol(incoming, Boolean((req.socket as { encrypted?: boolean }).encrypted), options.trustProxy);
+  const forwardedHost = options.trustProxy ? firstToken(incoming["x-forwarded-host"]) : undefined;
+  const host = forwardedHost ?? incoming.host;
+  if (host) out["x-forwarded-host"] = host;
+  else delete out["x-forwarded-host"];
+  return out;
+}
+
+/** Static headers win over any header of the same name, whatever its case. */
+export function applyStaticHeaders(headers: Record<string, string>, staticHeaders: ReadonlyArray<readonly [string, string]>): void {
+  if (staticHeaders.length === 0) return;
+  const names = new Set(staticHeaders.map(([name]) => name));
+  for (const key of Object.keys(headers)) if (names.has(key.toLowerCase())) delete headers[key];
+  for (const [name, value] of staticHeaders) headers[name] = value;
+}
+
+/** The upstream's answer headers as sent to the client. */
+export function clientResponseHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const named = connectionTokens(headers.connection);
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const name in headers) {
+    if (isHopByHop(name) || name === "set-cookie" || named?.has(name)) continue;
+    const value = headers[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  const joined = Array.isArray(value) ? value.join(", ") : value;
+  return joined?.trim() || undefined;
+}
+
+function firstToken(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.split(",")[0]?.trim() || undefined;
+}

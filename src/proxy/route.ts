@@ -1,0 +1,159 @@
+/**
+ * The proxy: `/proxy/<alias>/<path>?<query>` (CONTRACT section 6). The first failing
+ * check answers, in this order:
+ *   method → session → CSRF → alias → path → verifiers → forward (502 / 504)
+ * and every request logs exactly one event: `proxy.complete`, `proxy.error` or
+ * `proxy.rejected`. May import auth/, config/, errors/ and server/core types; nothing
+ * from rpc/ or runtime/.
+ */
+import type { ServerResponse } from "node:http";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { SESSION_COOKIE } from "../auth/session.js";
+import { errorOf, type RpcError } from "../errors/http-error.js";
+import type { ErrorCode } from "../errors/codes.js";
+import type { ServerCore } from "../server/core.js";
+import { ClientGoneError, Upstreams, forward, type ForwardOutcome } from "./forward.js";
+import { applyStaticHeaders, upstreamRequestHeaders } from "./headers.js";
+import { SessionCheck } from "./session-cache.js";
+import { isSafeProxyPath, splitProxyUrl, upstreamPath } from "./target.js";
+import { proxyRequestIds, verifyProxyAuth } from "./verify-proxy-auth.js";
+import type { UpstreamState } from "./verifiers.js";
+
+export const PROXY_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const ALLOWED = new Set<string>(PROXY_METHODS);
+const ALLOW_HEADER = PROXY_METHODS.join(", ");
+const JSON_TYPE = "application/json; charset=utf-8";
+
+interface ProxyEvent {
+  reqId: string;
+  alias: string | null;
+  method: string;
+  startedAt: number;
+}
+
+export async function proxyRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
+  const { core } = options;
+  const upstreams = new Upstreams(core.config.proxies);
+  const trustProxy = core.config.trustProxy;
+  const sessions = new SessionCheck(core.sessions);
+  app.addHook("onClose", async () => upstreams.close());
+
+  // Request bodies are streamed upstream untouched: Fastify must not read them.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+
+  async function handle(request: FastifyRequest, reply: FastifyReply) {
+    const event: ProxyEvent = { reqId: request.id, alias: null, method: request.method, startedAt: performance.now() };
+    if (!ALLOWED.has(request.method)) return reject(reply, event, "PROXY_METHOD_NOT_ALLOWED");
+    const session = sessions.session(request.cookies[SESSION_COOKIE]);
+    if (!session) return reject(reply, event, "PROXY_NO_SESSION");
+    if (!SessionCheck.csrfMatches(session, request.headers["x-app-csrf"])) return reject(reply, event, "PROXY_BAD_CSRF");
+
+    const target = splitProxyUrl(request.raw.url ?? "");
+    const upstream = target.alias === null ? undefined : upstreams.get(target.alias);
+    if (!upstream) return reject(reply, event, "PROXY_UNKNOWN_ALIAS");
+    event.alias = upstream.alias;
+    const path = isSafeProxyPath(target.rawPath) ? upstreamPath(upstream.base, target.rawPath, target.query) : null;
+    if (path === null) return reject(reply, event, "PROXY_BAD_PATH");
+
+    const state: UpstreamState = {
+      headers: upstreamRequestHeaders(request.raw, { trustProxy }),
+      targetPath: `/${target.rawPath}${target.query}`,
+    };
+    if (upstream.authEnabled) {
+      proxyRequestIds.set(request.raw, request.id);
+      const passed = await verifyProxyAuth(request.raw, reply.raw, core, upstream.alias, upstream.config, state);
+      // The client left while a verifier was busy, or a verifier answered by itself.
+      if (reply.raw.destroyed || reply.raw.headersSent) {
+        reply.hijack();
+        logEvent("proxy.error", event, reply.raw.headersSent ? reply.raw.statusCode : 499, "PROXY_CLIENT_CLOSED");
+        return reply;
+      }
+      if (!passed) return reject(reply, event, "PROXY_AUTH_FAILED");
+    }
+    applyStaticHeaders(state.headers, upstream.staticHeaders);
+
+    reply.hijack();
+    forward({
+      upstream,
+      method: request.method,
+      path,
+      headers: state.headers,
+      req: request.raw,
+      res: reply.raw,
+      done: (outcome) => finish(reply.raw, request.raw.complete, event, outcome),
+    });
+    return reply;
+  }
+
+  function reject(reply: FastifyReply, event: ProxyEvent, code: ErrorCode): FastifyReply {
+    const error = errorOf(code);
+    logEvent("proxy.rejected", event, error.status, code);
+    if (code === "PROXY_METHOD_NOT_ALLOWED") reply.header("allow", ALLOW_HEADER);
+    return reply.code(error.status).header("content-type", JSON_TYPE).send(JSON.stringify(error.toJSON()));
+  }
+
+  function finish(res: ServerResponse, bodyRead: boolean, event: ProxyEvent, outcome: ForwardOutcome): void {
+    if (!outcome.error) {
+      logEvent("proxy.complete", event, outcome.status ?? 0);
+      return;
+    }
+    if (outcome.clientGone) {
+      logEvent("proxy.error", event, outcome.status ?? 499, "PROXY_CLIENT_CLOSED");
+      return;
+    }
+    const reason = reasonOf(outcome.error);
+    if (outcome.status !== null) {
+      // The answer was under way: the client connection has been cut.
+      logEvent("proxy.error", event, outcome.status, "PROXY_UPSTREAM_ERROR", reason);
+      return;
+    }
+    const error = errorOf(isTimeout(outcome.error) ? "PROXY_UPSTREAM_TIMEOUT" : "PROXY_UPSTREAM_ERROR");
+    logEvent("proxy.error", event, error.status, error.code, reason);
+    sendJsonError(res, error, bodyRead);
+  }
+
+  function logEvent(name: string, event: ProxyEvent, status: number, code?: string, reason?: string): void {
+    // Never the query string or header values: they may carry tokens and personal data.
+    const fields: Record<string, unknown> = {
+      event: name,
+      reqId: event.reqId,
+      alias: event.alias,
+      method: event.method,
+      status,
+      durationMs: Math.round((performance.now() - event.startedAt) * 1000) / 1000,
+    };
+    if (code !== undefined) fields.code = code;
+    if (reason !== undefined) fields.reason = reason;
+    if (status >= 500 && name === "proxy.error") core.log.error(fields, name);
+    else if (name === "proxy.complete") core.log.info(fields, name);
+    else core.log.warn(fields, name);
+  }
+
+  // Every verb Fastify routes, so that the others answer 405 in the proxy's own shape.
+  app.route({ method: app.supportedMethods, url: "/proxy", handler: handle });
+  app.route({ method: app.supportedMethods, url: "/proxy/*", handler: handle });
+}
+
+function sendJsonError(res: ServerResponse, error: RpcError, bodyRead: boolean): void {
+  if (res.destroyed || res.headersSent) return;
+  const body = JSON.stringify(error.toJSON());
+  res.writeHead(error.status, {
+    "content-type": JSON_TYPE,
+    "content-length": Buffer.byteLength(body),
+    // An upload nobody will read is not worth draining to keep the connection.
+    ...(bodyRead ? {} : { connection: "close" }),
+  });
+  res.end(body);
+}
+
+function isTimeout(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT";
+}
+
+function reasonOf(error: Error): string {
+  if (error instanceof ClientGoneError) return error.code;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : error.message;
+}

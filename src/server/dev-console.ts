@@ -1,0 +1,40 @@
+/**
+ * The dev console, `/__app/dev` (dev mode only; without dev mode the path is not routed and
+ * answers 404 like any missing file). The page is static (`assets/dev-console/` at the
+ * package root) and talks to the server only through `window.xserver.server.core.*`, so it
+ * gets the session cookie and the CSRF bootstrap like any viewer page.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance } from "fastify";
+import type { ServerCore } from "./core.js";
+import { ensureSession, injectBootstrap } from "./viewer-page.js";
+
+export const DEV_CONSOLE_PATH = "/__app/dev";
+const ASSETS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "assets", "dev-console");
+
+/** The page's own files, by the name in its URL: a fixed list, never a path from the request. */
+const ASSETS = new Map([
+  ["console.js", "text/javascript; charset=utf-8"],
+  ["console.css", "text/css; charset=utf-8"],
+]);
+
+export async function devConsoleRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
+  const { core } = options;
+  if (!core.dev) return;
+
+  app.get(DEV_CONSOLE_PATH, async (request, reply) => {
+    const session = ensureSession(request, reply, core.sessions, core.config.trustProxy);
+    // Read at each request: it is dev mode, and an edited asset shows at the next reload.
+    const html = injectBootstrap(await readFile(join(ASSETS_DIR, "index.html"), "utf8"), core.sessions.csrfToken(session));
+    return reply.header("cache-control", "no-store").header("x-frame-options", "DENY").type("text/html; charset=utf-8").send(html);
+  });
+
+  app.get<{ Params: { asset: string } }>(`${DEV_CONSOLE_PATH}/:asset`, async (request, reply) => {
+    const type = ASSETS.get(request.params.asset);
+    if (type === undefined) return reply.callNotFound();
+    const body = await readFile(join(ASSETS_DIR, request.params.asset), "utf8");
+    return reply.header("cache-control", "no-store").type(type).send(body);
+  });
+}

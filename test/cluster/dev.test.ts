@@ -1,0 +1,75 @@
+// Issue 7 item 3, CONTRACT section 5: in cluster dev mode getLogs and getStatus answer for
+// the whole cluster, whichever worker takes the call — one log with ids increasing across
+// workers, and every worker listed with its own runtime status.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningProcess } from "../helpers/process.js";
+import { TEST_SESSION_SECRET } from "../helpers/server.js";
+import { openViewer, rpcCall, startCluster, workerPids, type Viewer } from "./helpers.js";
+
+describe("cluster dev mode", () => {
+  let cluster: RunningProcess;
+  let viewer: Viewer;
+  beforeAll(async () => {
+    cluster = await startCluster(["--dev"], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
+    viewer = await openViewer(cluster.url);
+    expect((await workerPids(cluster.url, viewer)).size).toBe(2);
+  });
+  afterAll(() => cluster?.stop("SIGKILL"));
+
+  it("getLogs merges every worker's lines in one log with strictly increasing ids", async () => {
+    const notes = await Promise.all(Array.from({ length: 6 }, (_, i) => rpcCall(cluster.url, "plugin/cl/note", viewer, [`n${i}`])));
+    const notePids = new Set(notes.map((answer) => answer.body.result as number));
+    expect(notePids.size).toBe(2);
+
+    // Each call is answered by whichever worker; they all read the master's one buffer.
+    const first = await rpcCall(cluster.url, "server/core/getLogs", viewer, [{ afterId: 0, limit: 1000 }]);
+    expect(first.status).toBe(200);
+    const { entries, lastId } = first.body.result as { entries: Array<{ id: number; pid: number; msg: string; event?: string }>; lastId: number };
+    const ids = entries.map((entry) => entry.id);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]!);
+    expect(lastId).toBe(ids[ids.length - 1]);
+    const noteLines = entries.filter((entry) => /^note n\d$/.test(entry.msg));
+    expect(noteLines).toHaveLength(6);
+    expect(new Set(noteLines.map((entry) => entry.pid))).toEqual(notePids);
+    const rpcPids = new Set(entries.filter((entry) => entry.event === "rpc.complete").map((entry) => entry.pid));
+    expect(rpcPids.size).toBeGreaterThanOrEqual(2);
+    // The master's own lines are in the same log.
+    expect(entries.some((entry) => entry.pid === cluster.child.pid && /listening on/.test(entry.msg))).toBe(true);
+
+    // Paging forward from lastId, on any worker, continues the same sequence.
+    await rpcCall(cluster.url, "plugin/cl/note", viewer, ["after"]);
+    for (const path of ["server/core/getLogs", "server/dev/getLogs"]) {
+      const next = await rpcCall(cluster.url, path, viewer, [{ afterId: lastId, limit: 1000 }]);
+      expect(next.status).toBe(200);
+      expect(next.body.result.entries[0].id).toBe(lastId + 1);
+      expect(next.body.result.entries.some((entry: { msg: string }) => entry.msg === "note after")).toBe(true);
+    }
+  });
+
+  it("getStatus lists both workers with pid, uptime, in-flight calls and their runtime status", async () => {
+    await rpcCall(cluster.url, "plugin/cl/limited", viewer, [1]);
+    const answer = await rpcCall(cluster.url, "server/core/getStatus", viewer);
+    expect(answer.status).toBe(200);
+    const status = answer.body.result;
+    expect(status.mode).toBe("cluster");
+    expect(status.master).toMatchObject({ pid: cluster.child.pid, workersWanted: 2, restarts: 0 });
+    expect(status.workers).toHaveLength(2);
+    const pids = status.workers.map((worker: { pid: number }) => worker.pid);
+    expect(new Set(pids).size).toBe(2);
+    expect(pids).toContain(status.pid);
+    for (const worker of status.workers) {
+      expect(worker).toMatchObject({
+        state: "ready",
+        uptimeSec: expect.any(Number),
+        inFlight: { requests: expect.any(Number), rpc: expect.any(Number) },
+        breakers: expect.any(Object),
+        queues: expect.any(Object),
+      });
+    }
+    // The worker answering this very call has it in flight.
+    const self = status.workers.find((worker: { pid: number }) => worker.pid === status.pid);
+    expect(self.inFlight.rpc).toBeGreaterThanOrEqual(1);
+    const cl = status.registry.find((target: { id: string }) => target.id === "cl");
+    expect(cl.methods.map((method: { name: string }) => method.name).sort()).toEqual(["fail", "limited", "note", "pid", "slow"]);
+  });
+});
