@@ -9,6 +9,8 @@
  *   app_circuit_breaker_failures{key}              gauge
  *   app_isolation_threads / app_isolation_queued   gauges
  *   app_http_requests_in_flight                    gauge
+ *   app_proxy_requests_total{alias,status}         counter
+ *   app_proxy_duration_seconds{alias}              histogram, arrival to the end of the answer
  *   plus prom-client's process and Node.js defaults.
  *
  * Gauges are read from `runtime.status()` at scrape time. Summed over cluster workers
@@ -19,6 +21,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Registry as MethodRegistry } from "../discovery/registry.js";
 import type { RpcEventRecord } from "../rpc/answer.js";
+import type { ProxyEventRecord } from "../server/core.js";
 import type { InFlightCounter } from "./in-flight.js";
 
 const UNKNOWN = "_unknown";
@@ -27,6 +30,8 @@ const BREAKER_STATES = ["closed", "open", "trial"] as const;
 
 export interface MetricsSources {
   methods: MethodRegistry;
+  /** Configured proxy aliases: other names are counted as `_unknown`. */
+  proxyAliases: ReadonlySet<string>;
   runtimeStatus(): Record<string, unknown>;
   inFlight: InFlightCounter;
 }
@@ -34,6 +39,7 @@ export interface MetricsSources {
 export interface AppMetrics {
   registry: Registry;
   onRpcEvent(record: RpcEventRecord): void;
+  onProxyEvent(record: ProxyEventRecord): void;
 }
 
 export function createAppMetrics(sources: MetricsSources): AppMetrics {
@@ -52,6 +58,20 @@ export function createAppMetrics(sources: MetricsSources): AppMetrics {
     help: "RPC call duration from arrival to answer",
     labelNames: ["kind", "id", "method"] as const,
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+
+  const proxyRequests = new Counter({
+    name: "app_proxy_requests_total",
+    help: "Proxied requests by alias and answer status",
+    labelNames: ["alias", "status"] as const,
+    registers,
+  });
+  const proxyDuration = new Histogram({
+    name: "app_proxy_duration_seconds",
+    help: "Proxied request duration from arrival to the end of the answer",
+    labelNames: ["alias"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
     registers,
   });
 
@@ -131,6 +151,11 @@ export function createAppMetrics(sources: MetricsSources): AppMetrics {
         : { kind: KINDS.has(record.kind) ? record.kind : UNKNOWN, id: UNKNOWN, method: UNKNOWN };
       calls.inc({ ...labels, code: record.code ?? "OK" });
       duration.observe(labels, record.durationMs / 1000);
+    },
+    onProxyEvent(record) {
+      const alias = record.alias !== null && sources.proxyAliases.has(record.alias) ? record.alias : UNKNOWN;
+      proxyRequests.inc({ alias, status: String(record.status) });
+      proxyDuration.observe({ alias }, record.durationMs / 1000);
     },
   };
 }

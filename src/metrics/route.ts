@@ -27,8 +27,14 @@ export interface MetricsRouteOptions {
 export async function metricsRoutes(app: FastifyInstance, options: MetricsRouteOptions): Promise<void> {
   const { core, runtime, inFlight, cluster } = options;
   if (!core.config.metrics.enabled) return;
-  const metrics = createAppMetrics({ methods: core.registry, runtimeStatus: () => runtime.status(), inFlight });
+  const metrics = createAppMetrics({
+    methods: core.registry,
+    proxyAliases: new Set(core.config.proxies.keys()),
+    runtimeStatus: () => runtime.status(),
+    inFlight,
+  });
   core.rpcEventListeners.push(metrics.onRpcEvent);
+  core.proxyEventListeners.push(metrics.onProxyEvent);
   cluster?.serveMetrics(() => metrics.registry.getMetricsAsJSON());
 
   const token = core.config.metrics.token;

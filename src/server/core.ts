@@ -12,6 +12,16 @@ import type { RpcVerifier } from "../auth/rpc-verifiers.js";
 import type { ProxyVerifier } from "../proxy/verifiers.js";
 import type { RpcEventRecord } from "../rpc/answer.js";
 
+/** What every proxied request ends with, for listeners such as metrics. */
+export interface ProxyEventRecord {
+  event: string;
+  /** The configured alias, or null when the request named none that exists. */
+  alias: string | null;
+  method: string;
+  status: number;
+  durationMs: number;
+}
+
 export interface ServerCore {
   root: string;
   dev: boolean;
@@ -26,4 +36,6 @@ export interface ServerCore {
   version: string;
   /** Called once at the end of every RPC call (metrics hang here). */
   rpcEventListeners: Array<(record: RpcEventRecord) => void>;
+  /** Called once at the end of every proxied request. */
+  proxyEventListeners: Array<(record: ProxyEventRecord) => void>;
 }

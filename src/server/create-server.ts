@@ -132,6 +132,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     startedAt: Date.now(),
     version: await packageVersion(),
     rpcEventListeners: [],
+    proxyEventListeners: [],
   };
   const runtime = new RpcRuntime(core);
   runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));

@@ -2,6 +2,7 @@
 // behind an optional bearer token (401 METRICS_UNAUTHORIZED), RPC calls and durations,
 // queue and breaker gauges, one registry per server, and in a cluster the sum over workers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer as createHttpServer } from "node:http";
 import type { RunningProcess } from "../helpers/process.js";
 import { TEST_SESSION_SECRET, openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
 import { CLUSTER_APP, call, configFile, openViewer as openViewerFresh, rpcCall, startCluster } from "./helpers.js";
@@ -36,6 +37,30 @@ describe("metrics in one process", () => {
   });
   afterAll(async () => {
     await Promise.all([plain?.close(), secured?.close(), off?.close()]);
+  });
+
+  it("counts proxied requests by alias and status, with durations", async () => {
+    const upstream = createHttpServer((req, res) => res.end(req.url === "/up/missing" ? (res.statusCode = 404, "no") : "ok"));
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const { port } = upstream.address() as { port: number };
+    const withProxy = await startServer({
+      root: CLUSTER_APP,
+      config: { server: { metrics: { enabled: true }, secure: { proxies: { up: { baseUrl: `http://127.0.0.1:${port}/up` } } } } },
+    });
+    try {
+      const proxyViewer = await openViewer(withProxy.url);
+      const headers = { cookie: proxyViewer.cookie, "x-app-csrf": proxyViewer.csrf };
+      for (const path of ["a", "b", "missing"]) await (await fetch(`${withProxy.url}/proxy/up/${path}`, { headers })).text();
+      await (await fetch(`${withProxy.url}/proxy/nope/x`, { headers })).text();
+      const text = await (await fetch(withProxy.url + "/metrics")).text();
+      expect(sample(text, "app_proxy_requests_total", { alias: "up", status: "200" })).toBe(2);
+      expect(sample(text, "app_proxy_requests_total", { alias: "up", status: "404" })).toBe(1);
+      expect(sample(text, "app_proxy_requests_total", { alias: "_unknown", status: "404" })).toBe(1);
+      expect(sample(text, "app_proxy_duration_seconds_count", { alias: "up" })).toBe(3);
+    } finally {
+      await withProxy.close();
+      upstream.close();
+    }
   });
 
   it("is not routed unless server.metrics.enabled", async () => {
