@@ -8,7 +8,8 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    reporters: ["default"],
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
     // The server under test is the built package, loaded by Node itself: its dynamic
     // imports of plugin files must not go through Vite's module runner.
     server: { deps: { external: [/\/dist\//] } },
