@@ -1,0 +1,78 @@
+/**
+ * The bundled demo viewer in Chromium: every button, as a newcomer would press them after
+ * `npm start` — RPC calls of each exposure through window.xserver, both proxy aliases
+ * through HttpClient, the login-like flow, and recovery from a 401 by refresh and replay.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createServer as createNetServer } from "node:net";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { DEMO_ROOT } from "../../dist/index.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { describeInBrowser, launchChromium } from "./browser.js";
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describeInBrowser("the demo viewer", () => {
+  let app: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    const upstreamPort = await freePort();
+    process.env.DEMO_UPSTREAM_PORT = String(upstreamPort);
+    const config = readFileSync(join(DEMO_ROOT, "app.config.json"), "utf8").replaceAll("127.0.0.1:8089", `127.0.0.1:${upstreamPort}`);
+    app = await startServer({ root: DEMO_ROOT, config: JSON.parse(config) });
+    browser = await launchChromium();
+    page = await browser.newPage();
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(app.url + "/");
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  /** Presses the button of the call whose title starts with `title`; returns its output. */
+  async function press(title: string): Promise<{ text: string; error: boolean }> {
+    const box = page.locator(".call", { has: page.locator("h2", { hasText: title }) });
+    await box.locator("button").click();
+    const out = box.locator("pre");
+    await expect.poll(async () => (await out.textContent()) ?? "", { timeout: 10_000 }).not.toMatch(/^…?$/);
+    return { text: (await out.textContent()) ?? "", error: (await out.getAttribute("class")) === "error" };
+  }
+
+  it("answers every RPC button with the exposure it shows", async () => {
+    expect(JSON.parse((await press("greeter.ping")).text)).toMatchObject({ pong: true });
+    expect(JSON.parse((await press("greeter.greet")).text)).toBe("Hello, Ada!");
+    expect(JSON.parse((await press("clock.now")).text)).toHaveProperty("iso");
+    expect(JSON.parse((await press("clock.whoami")).text).session).toEqual(expect.any(String));
+    const refused = await press("clock.partnerReport — verifier-only, without");
+    expect(refused).toEqual({ error: true, text: expect.stringContaining("401 RPC_AUTH_FAILED") });
+    expect(JSON.parse((await press("clock.partnerReport — verifier-only, with X-Demo-Key")).text)).toMatchObject({ for: "partner", days: 3 });
+  });
+
+  it("reaches the upstream through both proxy aliases, logs in, and recovers from a 401", async () => {
+    const api = JSON.parse((await press("proxy demo-api")).text);
+    expect(api).toMatchObject({ path: "/api/hello", apiKeyReceived: true, query: { tag: "b" } });
+
+    expect(JSON.parse((await press("proxy demo-secure — log in")).text)).toEqual({ loggedInAs: "ada" });
+    const secure = JSON.parse((await press("proxy demo-secure — call with the JWT")).text);
+    expect(secure).toMatchObject({ path: "/secure/me", apiKeyReceived: true, user: "ada" });
+
+    const recovered = JSON.parse((await press("proxy demo-secure — spoil the token")).text);
+    expect(recovered).toMatchObject({ path: "/secure/me", user: "ada" });
+    expect(pageErrors).toEqual([]);
+
+    mkdirSync(join(import.meta.dirname, "../../test-results"), { recursive: true });
+    await page.screenshot({ path: join(import.meta.dirname, "../../test-results/demo.png"), fullPage: true });
+  });
+});
