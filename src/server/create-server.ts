@@ -3,12 +3,11 @@
  * be decided once (config, secrets, discovery, verifier names) is decided here, before
  * `listen()`, so a misconfigured server fails at start instead of at the first request.
  */
-import { randomUUID } from "node:crypto";
 import { access, constants, readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyCookie from "@fastify/cookie";
-import Fastify, { LogController, type FastifyError, type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { DestinationStream } from "pino";
 import { SessionSigner, sessionSecretFrom } from "../auth/session.js";
 import { VerifierRegistry } from "../auth/verifier-registry.js";
@@ -19,8 +18,7 @@ import type { AppConfigInput } from "../config/schema.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import { discover } from "../discovery/discover.js";
 import type { Target } from "../discovery/registry.js";
-import { StartupError, errorOf } from "../errors/http-error.js";
-import type { ErrorCode } from "../errors/codes.js";
+import { StartupError } from "../errors/http-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import type { ClusterHooks } from "../cluster/hooks.js";
 import { InFlightCounter } from "../metrics/in-flight.js";
@@ -34,6 +32,7 @@ import { RpcRuntime } from "../runtime/runtime.js";
 import { installAppServerGlobal } from "./app-server-global.js";
 import type { ServerCore } from "./core.js";
 import { devConsoleRoutes } from "./dev-console.js";
+import { createHttpApp } from "./http-app.js";
 import { staticRoutes } from "./static-routes.js";
 
 const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -139,21 +138,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   const inFlight = new InFlightCounter();
   if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
 
-  const app = Fastify({
-    loggerInstance: log,
-    // Each RPC call logs its own single event; Fastify's per-request lines would double it.
-    logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
-    trustProxy: config.trustProxy,
-    return503OnClosing: true,
-    forceCloseConnections: "idle",
-  }) as unknown as FastifyInstance;
+  const { app, startClosing } = createHttpApp(log, config);
   inFlight.attach(app.server);
-  app.setErrorHandler(answerFrameworkError);
-  app.setNotFoundHandler((_request, reply) => {
-    const error = errorOf("NOT_FOUND");
-    reply.code(404).send(error.toJSON());
-  });
   await app.register(fastifyCookie);
   await app.register(rpcRoutes, { core, runtime });
   await app.register(proxyRoutes, { core });
@@ -193,6 +179,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       return url;
     },
     async close() {
+      startClosing();
       await app.close();
       await runtime.close();
     },
@@ -239,20 +226,4 @@ let versionCache: string | undefined;
 async function packageVersion(): Promise<string> {
   versionCache ??= (JSON.parse(await readFile(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
   return versionCache;
-}
-
-/** Errors Fastify raises itself (bad URL, unsupported media type, …) in our error shape. */
-function answerFrameworkError(error: FastifyError, _request: unknown, reply: import("fastify").FastifyReply) {
-  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
-  const byStatus: Record<number, ErrorCode> = {
-    400: "BAD_REQUEST",
-    404: "NOT_FOUND",
-    413: "PAYLOAD_TOO_LARGE",
-    415: "UNSUPPORTED_MEDIA_TYPE",
-    503: "SERVICE_UNAVAILABLE",
-  };
-  const code = byStatus[status] ?? "INTERNAL_ERROR";
-  if (status >= 500) reply.log.error({ err: error }, "request failed");
-  const answer = errorOf(code);
-  reply.code(answer.status).send(answer.toJSON());
 }

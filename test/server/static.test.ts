@@ -1,7 +1,8 @@
 // CONTRACT section 3: what is served, what never is, and the viewer page bootstrap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { rawRequest, startServer, type TestServer } from "../helpers/server.js";
+import { Client } from "undici";
+import { openViewer, rawRequest, startServer, type TestServer } from "../helpers/server.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 
@@ -107,5 +108,40 @@ describe("static serving", () => {
     const response = await fetch(app.url + "/nope.txt");
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "Not found", code: "NOT_FOUND", details: {} });
+  });
+});
+
+describe("answers Fastify gives itself", () => {
+  it("a URL that cannot be decoded answers 400 in the error shape, echoing nothing", async () => {
+    const app = await startServer({ root: ROOT });
+    try {
+      const answer = await rawRequest(app.url, { path: "/__rpc/plugin/%E0%A4%A/x", method: "POST" });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toEqual({ error: "Bad request", code: "BAD_REQUEST", details: {} });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("a request that arrives while the server shuts down answers 503 SERVICE_UNAVAILABLE", async () => {
+    const app = await startServer({ root: join(import.meta.dirname, "../fixtures/runtime-app") });
+    const viewer = await openViewer(app.url);
+    const client = new Client(app.url, { pipelining: 2 });
+    try {
+      const headers = { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json" };
+      const slow = client.request({ path: "/__rpc/plugin/rt/limited", method: "POST", headers, body: JSON.stringify({ args: [300, "last"] }) });
+      const next = client.request({ path: "/health", method: "GET", headers: {} });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closed = app.close();
+      const first = await slow;
+      expect(first.statusCode).toBe(200);
+      expect(await first.body.json()).toEqual({ result: "last" });
+      const second = await next;
+      expect(second.statusCode).toBe(503);
+      expect(await second.body.json()).toEqual({ error: "Server is shutting down", code: "SERVICE_UNAVAILABLE", details: {} });
+      await closed;
+    } finally {
+      await client.close().catch(() => {});
+    }
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * The Fastify instance and the answers Fastify itself gives (bad URLs, unrouted paths,
+ * errors outside a route's own handling, requests during shutdown), all in the one error
+ * shape `{ error, code, details }`.
+ */
+import { randomUUID } from "node:crypto";
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import type { ResolvedConfig } from "../config/resolve.js";
+import type { ErrorCode } from "../errors/codes.js";
+import { errorOf } from "../errors/http-error.js";
+import type { Logger } from "../log/logger.js";
+
+export interface HttpApp {
+  app: FastifyInstance;
+  /** From now on every new request is answered 503 SERVICE_UNAVAILABLE. */
+  startClosing(): void;
+}
+
+export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
+  let closing = false;
+  const app = Fastify({
+    loggerInstance: log,
+    // Each RPC call logs its own single event; Fastify's per-request lines would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy,
+    // Our own hook answers during shutdown, in our error shape.
+    return503OnClosing: false,
+    forceCloseConnections: "idle",
+    // A URL Fastify cannot decode never reaches a route: answer it like any bad request.
+    frameworkErrors: (_error, _request, reply) => {
+      sendError(reply, "BAD_REQUEST");
+    },
+  }) as unknown as FastifyInstance;
+
+  app.addHook("onRequest", (_request, reply, done) => {
+    if (!closing) return done();
+    reply.header("connection", "close");
+    sendError(reply, "SERVICE_UNAVAILABLE");
+  });
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+    if (status >= 500) reply.log.error({ err: error }, "request failed");
+    sendError(reply, BY_STATUS[status] ?? "INTERNAL_ERROR");
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    sendError(reply, "NOT_FOUND");
+  });
+  return {
+    app,
+    startClosing() {
+      closing = true;
+    },
+  };
+}
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: "BAD_REQUEST",
+  404: "NOT_FOUND",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  503: "SERVICE_UNAVAILABLE",
+};
+
+function sendError(reply: FastifyReply, code: ErrorCode): void {
+  const error = errorOf(code);
+  reply.code(error.status).header("content-type", "application/json; charset=utf-8").send(JSON.stringify(error.toJSON()));
+}
