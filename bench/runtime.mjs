@@ -38,7 +38,7 @@ async function hammer(url, path, headers, connections, seconds) {
 const fixed = (value) => (value === null ? "n/a" : value.toFixed(3));
 
 export async function benchRuntime() {
-  const server = await startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app")]);
+  const server = await startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/runtime-app")]);
   try {
     const { cookie, csrf } = await viewerSession(server.url);
     const headers = { cookie, "x-app-csrf": csrf, "content-type": "application/json" };

@@ -4,7 +4,8 @@
  * would appear. In dev mode a copy of every line goes to the ring buffer behind getLogs.
  */
 import { pino, type DestinationStream, type Logger } from "pino";
-import pretty from "pino-pretty";
+import { createRequire } from "node:module";
+import type PinoPretty from "pino-pretty";
 import { createSecretMasker } from "./mask-secrets.js";
 import { LogRingBuffer } from "./ring-buffer.js";
 
@@ -38,7 +39,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
     `request.headers["${name}"]`,
   ]);
 
-  const base = options.destination ?? (options.dev ? pretty({ sync: true, colorize: process.stdout.isTTY }) : pino.destination({ dest: 1, sync: false }));
+  const base = options.destination ?? (options.dev ? prettyStream() : pino.destination({ dest: 1, sync: false }));
   const destination: DestinationStream = devStream
     ? pino.multistream([{ stream: base as DestinationStream, level: "trace" }, { stream: devStream, level: "trace" }])
     : (base as DestinationStream);
@@ -53,4 +54,10 @@ export function createLogger(options: LoggerOptions): AppLogger {
     destination,
   );
   return { logger, ringBuffer };
+}
+
+/** pino-pretty costs ~9 MB of memory: loaded (synchronously, it is CommonJS) in dev mode only. */
+function prettyStream(): DestinationStream {
+  const pretty = createRequire(import.meta.url)("pino-pretty") as typeof PinoPretty;
+  return pretty({ sync: true, colorize: process.stdout.isTTY });
 }

@@ -12,7 +12,6 @@ import type { ClusterHooks } from "../cluster/hooks.js";
 import { errorOf, type RpcError } from "../errors/http-error.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
 import type { ServerCore } from "../server/core.js";
-import { createAppMetrics } from "./app-metrics.js";
 import type { InFlightCounter } from "./in-flight.js";
 
 export const METRICS_PATH = "/metrics";
@@ -27,6 +26,8 @@ export interface MetricsRouteOptions {
 export async function metricsRoutes(app: FastifyInstance, options: MetricsRouteOptions): Promise<void> {
   const { core, runtime, inFlight, cluster } = options;
   if (!core.config.metrics.enabled) return;
+  // prom-client costs ~12 MB of memory: loaded only when metrics are on.
+  const { createAppMetrics } = await import("./app-metrics.js");
   const metrics = createAppMetrics({
     methods: core.registry,
     proxyAliases: new Set(core.config.proxies.keys()),

@@ -14,22 +14,28 @@ import { ConcurrencyLimiters } from "./concurrency.js";
 import { CallTimeoutError, startDeadline, untilAborted, type CallDeadline } from "./deadline.js";
 import { runInline } from "./executor.js";
 import { inlineContext, type Invocation } from "./invocation.js";
-import { IsolationPool } from "./isolation-pool.js";
+import type { IsolationPool } from "./isolation-pool.js";
 import { SerializedResult } from "./serialized-result.js";
 
 export class RpcRuntime {
   readonly #core: ServerCore;
   readonly #breakers = new CircuitBreakers();
   readonly #limiters = new ConcurrencyLimiters();
-  #pool: IsolationPool | null = null;
+  #pool: Promise<IsolationPool> | null = null;
+  #poolStatus: IsolationPool | null = null;
 
   constructor(core: ServerCore) {
     this.#core = core;
   }
 
   /** Starts the worker pool now when some method needs it, so the first call finds it warm. */
-  warmUp(entries: Iterable<MethodEntry>): void {
-    for (const entry of entries) if (entry.policy.isolation === "worker") this.#isolationPool();
+  async warmUp(entries: Iterable<MethodEntry>): Promise<void> {
+    for (const entry of entries) {
+      if (entry.policy.isolation === "worker") {
+        await this.#isolationPool();
+        return;
+      }
+    }
   }
 
   async run(invocation: Invocation): Promise<SerializedResult> {
@@ -73,7 +79,7 @@ export class RpcRuntime {
 
   #execute(invocation: Invocation, deadline: CallDeadline): Promise<unknown> {
     if (invocation.entry.policy.isolation === "worker" && invocation.entry.file) {
-      return this.#isolationPool().run(invocation, deadline);
+      return this.#isolationPool().then((pool) => pool.run(invocation, deadline));
     }
     return runInline(invocation.entry, inlineContext(invocation, deadline.signal), invocation.args);
   }
@@ -83,10 +89,14 @@ export class RpcRuntime {
     return error;
   }
 
-  #isolationPool(): IsolationPool {
-    this.#pool ??= new IsolationPool(this.#core.config.rpc.isolation, {
-      dev: this.#core.dev,
-      outbound: { allow: this.#core.config.outbound.allow, timeoutMs: this.#core.config.outbound.timeoutMs },
+  /** The pool, started on first need; piscina itself is loaded only then (~8 MB). */
+  #isolationPool(): Promise<IsolationPool> {
+    this.#pool ??= import("./isolation-pool.js").then(({ IsolationPool }) => {
+      this.#poolStatus = new IsolationPool(this.#core.config.rpc.isolation, {
+        dev: this.#core.dev,
+        outbound: { allow: this.#core.config.outbound.allow, timeoutMs: this.#core.config.outbound.timeoutMs },
+      });
+      return this.#poolStatus;
     });
     return this.#pool;
   }
@@ -96,13 +106,15 @@ export class RpcRuntime {
     return {
       breakers: this.#breakers.status(),
       queues: this.#limiters.status(),
-      isolation: this.#pool?.status() ?? null,
+      isolation: this.#poolStatus?.status() ?? null,
     };
   }
 
   async close(): Promise<void> {
-    await this.#pool?.close();
+    const pool = this.#pool;
     this.#pool = null;
+    this.#poolStatus = null;
+    await (await pool)?.close();
   }
 }
 

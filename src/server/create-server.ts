@@ -134,7 +134,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     proxyEventListeners: [],
   };
   const runtime = new RpcRuntime(core);
-  runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
+  await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
   const inFlight = new InFlightCounter();
   if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
 

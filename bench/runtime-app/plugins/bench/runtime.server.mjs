@@ -1,4 +1,5 @@
-// Runtime benchmark methods: the same echo inline and isolated, and a limited slow method.
+// Runtime benchmark methods (their own app root, so the other benchmarks run without an
+// isolation pool): the same echo inline and isolated, and a limited slow method.
 export const policy = {
   isolatedEcho: { runtime: { isolation: "worker" } },
   limited: { runtime: { maxConcurrency: 4, queueLimit: 100 } },
