@@ -134,7 +134,7 @@
       if (!ownCalls && isOwnCall(entry)) return;
       var li = el("li", null, "level-" + entry.level);
       li.setAttribute("data-id", String(entry.id));
-      li.appendChild(el("span", "#" + entry.id + " " + new Date(entry.time).toISOString().slice(11, 23) + " " + entry.level + " pid " + entry.pid + " ", "meta"));
+      li.appendChild(el("span", "#" + entry.id + " " + clock(entry.time) + " " + entry.level + " pid " + entry.pid + " ", "meta"));
       li.appendChild(el("span", entry.msg, "msg"));
       var extra = extraFields(entry);
       if (extra) li.appendChild(el("span", " " + extra, "meta"));
@@ -145,16 +145,22 @@
     if (atBottom) list.scrollTop = list.scrollHeight;
   }
 
+  function clock(time) {
+    var date = new Date(time);
+    return isNaN(date.getTime()) ? "--:--:--.---" : date.toISOString().slice(11, 23);
+  }
+
   function pollLogs() {
     if ($("pause").checked) return setTimeout(pollLogs, LOGS_EVERY_MS);
+    var next = LOGS_EVERY_MS * 3;
     window.xserver.server.core.getLogs({ afterId: afterId, limit: LOG_PAGE }).then(function (page) {
       afterId = page.lastId;
-      appendLogs(page.entries);
       // A full page means more are waiting: fetch them now rather than after the pause.
-      setTimeout(pollLogs, page.entries.length === LOG_PAGE ? 0 : LOGS_EVERY_MS);
-    }, function (error) {
-      showError(error);
-      setTimeout(pollLogs, LOGS_EVERY_MS * 3);
+      next = page.entries.length === LOG_PAGE ? 0 : LOGS_EVERY_MS;
+      appendLogs(page.entries);
+    }).catch(showError).then(function () {
+      // Whatever happened above, polling goes on.
+      setTimeout(pollLogs, next);
     });
   }
 

@@ -31,7 +31,10 @@ export class BuiltinJwtVerifiers {
     if (settings.userClaimHeader) deleteHeader(headers, settings.userClaimHeader);
     const claims = await verifyJwt(bearerToken(req.headers.authorization), settings);
     req.user = claims;
-    if (!settings.forward) deleteHeader(headers, "authorization");
+    // verifyProxyAuth removed Authorization before the verifiers ran: forwarding puts the
+    // checked token back.
+    if (settings.forward && typeof req.headers.authorization === "string") headers.authorization = req.headers.authorization;
+    else deleteHeader(headers, "authorization");
     if (settings.userClaimHeader && typeof claims.sub === "string") headers[settings.userClaimHeader] = claims.sub;
     return true;
   };

@@ -135,6 +135,13 @@ class Master {
         this.#onReady(handle, message.url);
         return;
       case "counterpart:startup-failed":
+        // At start, a worker that cannot start means none can: stop with its one line.
+        // A replacement that fails later is a crash like any other (its exit follows), so
+        // a passing failure does not take the healthy workers down; the crash-loop limit decides.
+        if (this.#phase === "running") {
+          this.#log.error({ workerPid: handle.worker.process.pid }, `replacement worker failed to start: ${message.message}`);
+          return;
+        }
         handle.state = "stopping";
         this.#fatal(message.message);
         return;

@@ -81,7 +81,8 @@ export const configSchema = z.strictObject({
       metrics: z
         .strictObject({
           enabled: z.boolean().optional(),
-          token: z.string().optional(),
+          // A bearer token an attacker could guess is no protection: at least 16 characters.
+          token: z.string().min(16).optional(),
         })
         .optional(),
     })

@@ -17,9 +17,11 @@ export function substituteEnv(
   if (typeof value === "string") {
     return value.replace(REFERENCE, (_match, name: string) => {
       const resolved = env[name];
-      if (resolved === undefined) {
+      // Empty counts as unset: an empty API key or token is a deployment mistake, and an
+      // empty metrics token would silently mean "no token".
+      if (resolved === undefined || resolved === "") {
         throw new StartupError(
-          `config key ${formatPath(path)} references environment variable ${name}, which is not set`,
+          `config key ${formatPath(path)} references environment variable ${name}, which is ${resolved === undefined ? "not set" : "empty"}`,
         );
       }
       // A value kept out of the file is a secret: it is masked in every log line.

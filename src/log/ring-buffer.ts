@@ -33,7 +33,8 @@ export class LogRingBuffer {
     const entry: LogEntry = {
       ...record,
       id: this.#nextId++,
-      time: typeof record.time === "number" ? record.time : Date.now(),
+      // A method may log its own `time` field, which pino writes last: keep only a real date.
+      time: typeof record.time === "number" && Number.isFinite(new Date(record.time).getTime()) ? record.time : Date.now(),
       level,
       msg: typeof record.msg === "string" ? record.msg : "",
     };

@@ -7,6 +7,7 @@ import { validateHeaderName, validateHeaderValue } from "node:http";
 import type { ResolvedConfig } from "../config/resolve.js";
 import { StartupError } from "../errors/http-error.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
+import { STATIC_HEADERS_REFUSED } from "./headers.js";
 import { proxyAuthEnabled, type ProxyVerifier } from "./verifiers.js";
 
 export function checkProxyConfig(config: ResolvedConfig, proxyVerifiers: VerifierRegistry<ProxyVerifier>): void {
@@ -20,6 +21,10 @@ export function checkProxyConfig(config: ResolvedConfig, proxyVerifiers: Verifie
       throw new StartupError(`${key}.baseUrl: must not carry credentials; send them as a static header in ${key}.headers`);
     }
     for (const [name, value] of Object.entries(proxy.headers ?? {})) {
+      const lower = name.toLowerCase();
+      if (STATIC_HEADERS_REFUSED.has(lower) || lower.startsWith("proxy-")) {
+        throw new StartupError(`${key}.headers.${name}: a static header may not set ${lower}, which describes the connection or the body`);
+      }
       try {
         validateHeaderName(name);
         validateHeaderValue(name, value);

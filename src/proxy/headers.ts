@@ -11,9 +11,26 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "transf
 
 /**
  * Never sent upstream besides the hop-by-hop ones. `expect` is answered by this server
- * (Node sends `100 Continue` itself) and undici refuses to send it.
+ * (Node sends `100 Continue` itself) and undici refuses to send it. The others let a
+ * client speak for the proxy: `Forwarded` and `X-Real-IP` claim another client address
+ * or scheme (the proxy sets `X-Forwarded-*` itself), and `X-Original-URL`,
+ * `X-Rewrite-URL` and `X-Forwarded-Prefix` make some upstreams (IIS URL Rewrite, several
+ * frameworks) serve another path than the one the alias allows.
  */
-const REQUEST_DROPPED = new Set(["host", "cookie", "x-app-csrf", "expect"]);
+const REQUEST_DROPPED = new Set([
+  "host",
+  "cookie",
+  "x-app-csrf",
+  "expect",
+  "forwarded",
+  "x-real-ip",
+  "x-original-url",
+  "x-rewrite-url",
+  "x-forwarded-prefix",
+]);
+
+/** Static headers that would break or smuggle the upstream request: refused at start. */
+export const STATIC_HEADERS_REFUSED = new Set([...HOP_BY_HOP, "host", "content-length", "expect"]);
 
 function isHopByHop(name: string): boolean {
   return HOP_BY_HOP.has(name) || name.startsWith("proxy-");

@@ -29,12 +29,27 @@ export async function verifyProxyAuth(
   // Start-up refuses this; a caller building its own config gets a refusal, not a pass.
   if (names.length === 0) return false;
   const any = proxyConfig.auth?.mode === "any";
+  if (names.includes("jwt")) stripJwtIdentity(core, proxyConfig, upstreamState.headers);
   for (const name of names) {
     const passed = await runOne(name, { req, res, core, alias, proxyConfig, upstream: upstreamState });
     if (passed && any) return true;
     if (!passed && !any) return false;
   }
   return !any;
+}
+
+/**
+ * Before any verifier runs, the headers the `jwt` verifier vouches for are taken from
+ * the client's request: the identity header (`userClaimHeader`) and `Authorization`. The
+ * verifier puts them back only when the token passed, so in `any` mode a request let in
+ * by another verifier can carry neither a forged identity nor an unchecked token upstream.
+ */
+function stripJwtIdentity(core: ServerCore, proxyConfig: ProxyConfig, headers: Record<string, string>): void {
+  const userClaimHeader = (proxyConfig.auth?.jwt?.userClaimHeader ?? core.config.jwt.userClaimHeader)?.toLowerCase();
+  for (const key of Object.keys(headers)) {
+    const name = key.toLowerCase();
+    if (name === "authorization" || name === userClaimHeader) delete headers[key];
+  }
 }
 
 async function runOne(

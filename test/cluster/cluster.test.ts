@@ -2,6 +2,9 @@
 // the whole cluster, sessions valid on every worker (the master's secret), a killed worker
 // replaced, a crash loop and a worker that cannot start both stopping the master with one
 // line, and APP_WORKERS validated.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer as createNetServer } from "node:net";
 import { spawnEntrypoint, type RunningProcess } from "../helpers/process.js";
@@ -68,6 +71,34 @@ describe("node cluster-index.js", () => {
     for (const answer of answers) expect([survivor, replacement]).toContain(answer.body.result);
     expect(cluster.stdout()).toMatch(/starting a replacement worker in 100 ms/);
     expect(readyLines(cluster.stdout())).toHaveLength(1);
+  });
+});
+
+describe("a replacement worker that fails to start", () => {
+  it("counts as a crash: the healthy worker keeps serving and a later replacement starts", async () => {
+    const flag = join(mkdtempSync(join(tmpdir(), "counterpart-flaky-")), "down");
+    const cluster = await startCluster(["--port", "0", "--root", CLUSTER_APP], { APP_WORKERS: "2", CLUSTER_APP_FAIL_IF_FILE: flag });
+    try {
+      const viewer = await openViewer(cluster.url);
+      const before = await workerPids(cluster.url, viewer);
+      writeFileSync(flag, "");
+      process.kill([...before][0]!, "SIGKILL");
+      await waitFor(() => /replacement worker failed to start/.test(cluster.stdout()), 5_000, "a failed replacement");
+      expect(cluster.child.exitCode).toBeNull();
+      rmSync(flag);
+      const replacement = await waitFor(
+        async () => {
+          const answer = await rpcCall(cluster.url, "plugin/cl/pid", viewer, [], 500).catch(() => null);
+          const pid = answer?.status === 200 ? (answer.body.result as number) : undefined;
+          return pid !== undefined && !before.has(pid) ? pid : undefined;
+        },
+        10_000,
+        "a replacement after the dependency came back",
+      );
+      expect(replacement).toEqual(expect.any(Number));
+    } finally {
+      await cluster.stop("SIGKILL");
+    }
   });
 });
 

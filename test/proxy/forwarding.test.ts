@@ -262,11 +262,16 @@ describe("proxy forwarding", () => {
           "x-forwarded-proto": "https",
           "x-kept": "kept",
           authorization: "Bearer not-checked-here",
+          forwarded: "for=1.2.3.4;proto=https",
+          "x-real-ip": "1.2.3.4",
+          "x-original-url": "/admin/delete-all",
+          "x-rewrite-url": "/admin",
+          "x-forwarded-prefix": "/evil",
         },
       });
       expect(answer.status).toBe(200);
       const seen = answer.json.headers;
-      for (const name of ["x-listed-by-client", "keep-alive", "proxy-authorization", "proxy-connection", "proxy-anything", "te", "trailer", "upgrade", "cookie", "x-app-csrf"]) {
+      for (const name of ["x-listed-by-client", "keep-alive", "proxy-authorization", "proxy-connection", "proxy-anything", "te", "trailer", "upgrade", "cookie", "x-app-csrf", "forwarded", "x-real-ip", "x-original-url", "x-rewrite-url", "x-forwarded-prefix"]) {
         expect([name, seen[name]]).toEqual([name, undefined]);
       }
       expect(seen.connection).not.toMatch(/x-listed/i);

@@ -38,6 +38,8 @@ describe("custom proxy verifiers", () => {
               implied: proxy({ verifiers: ["refuses"] }),
               empty: proxy({}),
               statics: proxy({ enabled: true, verifiers: ["header-key"] }, { "X-API-Key": "static-wins" }),
+              anyjwt: { ...proxy({ enabled: true, mode: "any", verifiers: ["header-key", "jwt"] }), auth: { enabled: true, mode: "any", verifiers: ["header-key", "jwt"], jwt: { secret: SECRET, userClaimHeader: "X-User-Id" } } },
+              jwtany: { ...proxy({ enabled: true, mode: "any", verifiers: ["jwt", "header-key"] }), auth: { enabled: true, mode: "any", verifiers: ["jwt", "header-key"], jwt: { secret: SECRET, userClaimHeader: "X-User-Id", forward: true } } },
             },
           },
         },
@@ -63,6 +65,16 @@ describe("custom proxy verifiers", () => {
     expect(thrown.body).not.toContain("secret reason");
     const line = app.logs.lines.filter((entry) => entry.msg === "proxy verifier refused the request" && entry.verifier === "throws").at(-1);
     expect(line).toMatchObject({ level: 30, alias: "allthrows", reason: "throws: secret reason" });
+  });
+
+  it("in any mode, a request let in by another verifier carries no forged identity and no unchecked token", async () => {
+    const forged = { ...KEY, "x-user-id": "admin", authorization: "Bearer garbage" };
+    for (const alias of ["anyjwt", "jwtany"]) {
+      const answer = await get(alias, forged);
+      expect([alias, answer.status]).toEqual([alias, 200]);
+      expect(answer.json.headers["x-user-id"]).toBeUndefined();
+      expect(answer.json.headers.authorization).toBeUndefined();
+    }
   });
 
   it("passes only on exactly true: false and truthy values fail", async () => {
@@ -180,6 +192,9 @@ describe("start-up checks", () => {
     ["a baseUrl that is not http", { server: { secure: { proxies: { p: { baseUrl: "file:///etc/passwd" } } } } }, /server\.secure\.proxies\.p\.baseUrl/],
     ["a static header value with a line break", proxies({ headers: { "x-api-key": "a\r\nInjected: 1" } }), /server\.secure\.proxies\.p\.headers\.x-api-key/],
     ["a static header with an invalid name", proxies({ headers: { "bad name": "v" } }), /server\.secure\.proxies\.p\.headers\.bad name/],
+    ["a static Transfer-Encoding header", proxies({ headers: { "Transfer-Encoding": "chunked" } }), /server\.secure\.proxies\.p\.headers\.Transfer-Encoding: a static header may not set transfer-encoding/],
+    ["a static Host header", proxies({ headers: { host: "other.example" } }), /server\.secure\.proxies\.p\.headers\.host/],
+    ["a metrics token shorter than 16 characters", { server: { metrics: { enabled: true, token: "short" } } }, /server\.metrics\.token/],
   ];
   for (const [name, config, message, env] of failures) {
     it(`refuses to start with ${name}, naming the key`, async () => {

@@ -58,6 +58,11 @@ describe("node index.js", () => {
       () => ({ args: ["--root", appRoot({ plugins: { x: { apiKey: "<% COUNTERPART_TEST_UNSET_KEY %>" } } })] }),
       /plugins\.x\.apiKey.*COUNTERPART_TEST_UNSET_KEY/,
     ],
+    [
+      "an empty referenced variable",
+      () => ({ args: ["--root", appRoot({ plugins: { x: { apiKey: "<% COUNTERPART_TEST_EMPTY_KEY %>" } } })], env: { COUNTERPART_TEST_EMPTY_KEY: "" } }),
+      /plugins\.x\.apiKey.*COUNTERPART_TEST_EMPTY_KEY, which is empty/,
+    ],
     ["an app root that does not exist", () => ({ args: ["--root", "/nonexistent/counterpart-root"] }), /cannot read app root \/nonexistent\/counterpart-root/],
     ["a config file that does not exist", () => ({ args: ["--root", appRoot(), "--config", "/nonexistent/app.config.json"] }), /\/nonexistent\/app\.config\.json/],
     ["a bad port", () => ({ args: ["--port", "eighty"] }), /--port must be a port number/],
