@@ -8,13 +8,13 @@
  */
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SESSION_COOKIE } from "../auth/session.js";
+import { readSessionCookie } from "../auth/session-cookie.js";
 import { errorOf, type RpcError } from "../errors/http-error.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { ServerCore } from "../server/core.js";
 import { ClientGoneError, Upstreams, forward, type ForwardOutcome } from "./forward.js";
 import { applyStaticHeaders, upstreamRequestHeaders } from "./headers.js";
-import { SessionCheck } from "./session-cache.js";
+import { SessionCheck } from "../auth/session-cache.js";
 import { isSafeProxyPath, splitProxyUrl, upstreamPath } from "./target.js";
 import { proxyRequestIds, verifyProxyAuth } from "./verify-proxy-auth.js";
 import type { UpstreamState } from "./verifiers.js";
@@ -35,7 +35,7 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
   const { core } = options;
   const upstreams = new Upstreams(core.config.proxies);
   const trustProxy = core.config.trustProxy;
-  const sessions = new SessionCheck(core.sessions);
+  const sessions = core.sessionChecks;
   app.addHook("onClose", async () => upstreams.close());
 
   // Request bodies are streamed upstream untouched: Fastify must not read them.
@@ -45,7 +45,7 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const event: ProxyEvent = { reqId: request.id, alias: null, method: request.method, startedAt: performance.now() };
     if (!ALLOWED.has(request.method)) return reject(reply, event, "PROXY_METHOD_NOT_ALLOWED");
-    const session = sessions.session(request.cookies[SESSION_COOKIE]);
+    const session = sessions.session(readSessionCookie(request.headers));
     if (!session) return reject(reply, event, "PROXY_NO_SESSION");
     if (!SessionCheck.csrfMatches(session, request.headers["x-app-csrf"])) return reject(reply, event, "PROXY_BAD_CSRF");
 

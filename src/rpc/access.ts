@@ -6,7 +6,9 @@
 import type { FastifyRequest } from "fastify";
 import { errorOf } from "../errors/http-error.js";
 import { originAllowed, type OriginPolicy } from "../auth/origin.js";
-import { SESSION_COOKIE, type Session, type SessionSigner } from "../auth/session.js";
+import type { Session } from "../auth/session.js";
+import { SessionCheck } from "../auth/session-cache.js";
+import { readSessionCookie } from "../auth/session-cookie.js";
 import type { MethodEntry } from "../discovery/registry.js";
 
 export interface AccessResult {
@@ -23,11 +25,12 @@ export interface AccessResult {
 export async function checkAccess(
   request: FastifyRequest,
   entry: MethodEntry,
-  sessions: SessionSigner,
+  sessions: SessionCheck,
   originPolicy: OriginPolicy,
 ): Promise<AccessResult> {
-  const session = sessions.verify(request.cookies[SESSION_COOKIE]);
-  const csrfOk = session !== null && sessions.checkCsrf(session, request.headers["x-app-csrf"]);
+  const checked = sessions.session(readSessionCookie(request.headers));
+  const session = checked?.session ?? null;
+  const csrfOk = checked !== null && SessionCheck.csrfMatches(checked, request.headers["x-app-csrf"]);
   const originOk = originAllowed(request.headers, isEncrypted(request), originPolicy);
   const verified = csrfOk && originOk ? session : null;
   const rule = entry.policy.public;

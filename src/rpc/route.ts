@@ -51,17 +51,19 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
 
   async function handle(request: FastifyRequest<{ Params: RpcParams }>, reply: FastifyReply) {
     const call = startCall(request.id, request.params);
-    const client = new AbortController();
+    // The call's one controller: aborted here when the client goes away, and by the
+    // runtime when the call's timeout passes. Its signal is `ctx.signal`.
+    const controller = new AbortController();
     reply.raw.once("close", () => {
-      if (!reply.raw.writableFinished) client.abort(new ClientGoneError());
+      if (!reply.raw.writableFinished && !controller.signal.aborted) controller.abort(new ClientGoneError());
     });
     try {
       if (request.method !== "POST") throw errorOf("RPC_METHOD_NOT_ALLOWED");
       const target = resolveTargetItem(core.registry, call.kind, call.id);
       if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log);
       const entry = resolveMethod(target, call.method);
-      const access = await checkAccess(request, entry, core.sessions, originPolicy);
-      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, entry.policy.timeoutMs, client.signal));
+      const access = await checkAccess(request, entry, core.sessionChecks, originPolicy);
+      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, entry.policy.timeoutMs, controller.signal));
       const resolved = resolveVerifierContext(core.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;
       const user = access.isPublic
@@ -90,10 +92,10 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
         viewerId: body.viewerId,
         contextId: body.contextId,
         config: target.config,
-        log: request.log as unknown as ServerCore["log"],
+        log: core.log,
         req: request.raw,
         res: reply.raw,
-        clientSignal: client.signal,
+        controller,
       });
       answerResult(reply, call, result, answer);
     } catch (error) {

@@ -1,9 +1,6 @@
 /**
- * The signals a call runs under. `signal` fires when the method's `timeoutMs` passes or
- * when the client goes away, whichever comes first: it is `ctx.signal`. `timeoutSignal`
- * fires on the timeout only, and keeps running after a client left, so an isolated worker
- * that ignores its signal is still terminated at the deadline. Own timer (not
- * `AbortSignal.timeout`) so a finished call clears it instead of leaving it pending.
+ * The deadline a call runs under. Own timer (not `AbortSignal.timeout`) so that a finished
+ * call clears it instead of leaving it pending.
  */
 export class CallTimeoutError extends Error {
   constructor(timeoutMs: number) {
@@ -13,29 +10,36 @@ export class CallTimeoutError extends Error {
 }
 
 export interface CallDeadline {
+  /** `ctx.signal`: fires on the timeout, or when the client goes away, whichever is first. */
   signal: AbortSignal;
-  timeoutSignal: AbortSignal;
+  /**
+   * Runs `callback` when the timeout passes, even if the signal already fired because the
+   * client left: an isolated worker that ignores its signal is still ended on time.
+   */
+  onTimeout(callback: (reason: CallTimeoutError) => void): void;
   /** Clears the timer; call it once the method's work has really ended. */
   dispose(): void;
 }
 
-export function startDeadline(timeoutMs: number, clientSignal: AbortSignal): CallDeadline {
-  const either = new AbortController();
-  const timeout = new AbortController();
+/**
+ * Arms the call's timeout on `call`, the one AbortController of the call (created by the
+ * gateway, which aborts it when the client goes away). One controller per call, not one
+ * per concern: creating abort signals is a measurable part of a small call's cost.
+ */
+export function startDeadline(timeoutMs: number, call: AbortController): CallDeadline {
+  const callbacks: Array<(reason: CallTimeoutError) => void> = [];
   const timer = setTimeout(() => {
     const reason = new CallTimeoutError(timeoutMs);
-    timeout.abort(reason);
-    either.abort(reason);
+    if (!call.signal.aborted) call.abort(reason);
+    for (const callback of callbacks) callback(reason);
   }, timeoutMs);
-  const onClientGone = () => either.abort(clientSignal.reason);
-  if (clientSignal.aborted) onClientGone();
-  else clientSignal.addEventListener("abort", onClientGone, { once: true });
   return {
-    signal: either.signal,
-    timeoutSignal: timeout.signal,
+    signal: call.signal,
+    onTimeout(callback) {
+      callbacks.push(callback);
+    },
     dispose() {
       clearTimeout(timer);
-      clientSignal.removeEventListener("abort", onClientGone);
     },
   };
 }

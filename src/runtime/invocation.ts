@@ -17,11 +17,12 @@ export interface Invocation {
   log: Logger;
   req: IncomingMessage;
   res: ServerResponse;
-  /** Aborted when the client goes away; the runtime adds the timeout. */
-  clientSignal: AbortSignal;
+  /** The call's one controller: the gateway aborts it when the client goes away, the runtime on timeout. */
+  controller: AbortController;
 }
 
 export function inlineContext(invocation: Invocation, signal: AbortSignal): RpcContext {
+  let log: Logger | undefined;
   return {
     signal,
     session: invocation.session,
@@ -33,7 +34,11 @@ export function inlineContext(invocation: Invocation, signal: AbortSignal): RpcC
     method: invocation.entry.name,
     requestId: invocation.call.requestId,
     config: invocation.config,
-    log: invocation.log,
+    // A child logger costs an allocation and bindings serialisation: made on first use.
+    get log(): Logger {
+      log ??= invocation.log.child({ reqId: invocation.call.requestId, kind: invocation.entry.kind, id: invocation.entry.id, method: invocation.entry.name });
+      return log;
+    },
     req: invocation.req,
     res: invocation.res,
   };

@@ -37,23 +37,25 @@ export class IsolationPool {
 
   /**
    * Runs one call. `deadline.signal` (timeout or client gone) fires `ctx.signal` in the
-   * worker; `deadline.timeoutSignal` terminates the worker, and it keeps running after a
-   * client left, so a stubborn method never keeps its worker past its timeout.
+   * worker; the timeout itself terminates the worker, also after a client left, so a
+   * stubborn method never keeps its worker past its timeout.
    */
   async run(invocation: Invocation, deadline: CallDeadline): Promise<SerializedResult> {
     const { entry } = invocation;
     const { port1, port2 } = new MessageChannel();
     const notify = () => port1.postMessage(1);
+    const terminate = new AbortController();
+    deadline.onTimeout((reason) => terminate.abort(reason));
     if (deadline.signal.aborted) notify();
     else deadline.signal.addEventListener("abort", notify, { once: true });
     let outcome: IsolatedOutcome;
     try {
       outcome = await this.#pool.run(
         { file: entry.file!, version: entry.fileVersion, method: entry.name, context: isolatedContext(invocation), abortPort: port2 },
-        { transferList: [port2], signal: deadline.timeoutSignal },
+        { transferList: [port2], signal: terminate.signal },
       );
     } catch (error) {
-      if (deadline.timeoutSignal.aborted) throw deadline.timeoutSignal.reason;
+      if (terminate.signal.aborted) throw terminate.signal.reason;
       throw Object.assign(errorOf("RPC_WORKER_CRASHED"), { cause: error });
     } finally {
       deadline.signal.removeEventListener("abort", notify);

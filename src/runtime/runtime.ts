@@ -45,7 +45,7 @@ export class RpcRuntime {
       ? this.#breakers.for(policy.circuitBreaker.key, policy.circuitBreaker.failureThreshold, policy.circuitBreaker.resetAfterMs)
       : null;
     const isTrial = breaker ? breaker.admit() : false;
-    const deadline = startDeadline(policy.timeoutMs, invocation.clientSignal);
+    const deadline = startDeadline(policy.timeoutMs, invocation.controller);
     let work: Promise<unknown> | undefined;
     let release: (() => void) | undefined;
     try {

@@ -7,6 +7,7 @@ import type { Registry } from "../discovery/registry.js";
 import type { Logger } from "../log/logger.js";
 import type { LogRingBuffer } from "../log/ring-buffer.js";
 import type { SessionSigner } from "../auth/session.js";
+import type { SessionCheck } from "../auth/session-cache.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/rpc-verifiers.js";
 import type { ProxyVerifier } from "../proxy/verifiers.js";
@@ -30,6 +31,8 @@ export interface ServerCore {
   ringBuffer: LogRingBuffer | null;
   registry: Registry;
   sessions: SessionSigner;
+  /** `sessions` with each cookie's checks remembered: what the request paths use. */
+  sessionChecks: SessionCheck;
   rpcVerifiers: VerifierRegistry<RpcVerifier>;
   proxyVerifiers: VerifierRegistry<ProxyVerifier>;
   startedAt: number;

@@ -6,10 +6,10 @@
 import { access, constants, readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import fastifyCookie from "@fastify/cookie";
 import type { FastifyInstance } from "fastify";
 import type { DestinationStream } from "pino";
 import { SessionSigner, sessionSecretFrom } from "../auth/session.js";
+import { SessionCheck } from "../auth/session-cache.js";
 import { VerifierRegistry } from "../auth/verifier-registry.js";
 import { checkRpcVerifierNames, type RpcVerifier } from "../auth/rpc-verifiers.js";
 import { BuiltinJwtVerifiers } from "../auth/jwt-verifiers.js";
@@ -118,6 +118,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   builtinJwt.checkSettings({ rpcVerifiers, proxyVerifiers });
   warnSessionlessMethods(registry.all(), log);
 
+  const sessions = new SessionSigner(secret, config.sessionTtlSec);
   const core: ServerCore = {
     root,
     dev,
@@ -125,7 +126,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     log,
     ringBuffer,
     registry,
-    sessions: new SessionSigner(secret, config.sessionTtlSec),
+    sessions,
+    sessionChecks: new SessionCheck(sessions),
     rpcVerifiers,
     proxyVerifiers,
     startedAt: Date.now(),
@@ -140,7 +142,6 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
 
   const { app, startClosing } = createHttpApp(log, config);
   inFlight.attach(app.server);
-  await app.register(fastifyCookie);
   await app.register(rpcRoutes, { core, runtime });
   await app.register(proxyRoutes, { core });
   await app.register(staticRoutes, { core });

@@ -23,6 +23,9 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     // Each RPC call logs its own single event; Fastify's per-request lines would double it.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
+    // No child logger per request: every RPC call and proxied request logs its own event
+    // with its request id, and a method's ctx.log is made only when the method uses it.
+    childLoggerFactory: (logger) => logger,
     trustProxy: config.trustProxy,
     // Our own hook answers during shutdown, in our error shape.
     return503OnClosing: false,

@@ -5,7 +5,8 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { requestProtocol } from "../auth/origin.js";
-import { SESSION_COOKIE, type Session, type SessionSigner } from "../auth/session.js";
+import type { Session, SessionSigner } from "../auth/session.js";
+import { readSessionCookie, sessionSetCookie } from "../auth/session-cookie.js";
 
 export const CLIENT_SCRIPT_PATH = "/__app/client.js";
 
@@ -16,17 +17,11 @@ export function ensureSession(
   sessions: SessionSigner,
   trustProxy: boolean,
 ): Session {
-  const existing = sessions.verify(request.cookies[SESSION_COOKIE]);
+  const existing = sessions.verify(readSessionCookie(request.headers));
   if (existing) return existing;
   const { token, session } = sessions.issue();
   const encrypted = Boolean((request.raw.socket as { encrypted?: boolean }).encrypted);
-  reply.setCookie(SESSION_COOKIE, token, {
-    httpOnly: true,
-    sameSite: "lax",
-    path: "/",
-    maxAge: sessions.ttlSec,
-    secure: requestProtocol(request.headers, encrypted, trustProxy) === "https",
-  });
+  reply.header("set-cookie", sessionSetCookie(token, sessions.ttlSec, requestProtocol(request.headers, encrypted, trustProxy) === "https"));
   return session;
 }
 
