@@ -18,6 +18,7 @@ import { proxyAuthEnabled } from "./verifiers.js";
 const MAX_CONNECT_TIMEOUT_MS = 10_000;
 /** Longest silence allowed inside an answer body (a paused, back-pressured body does not count). */
 const BODY_IDLE_TIMEOUT_MS = 300_000;
+const MAX_CONNECTIONS_PER_ALIAS = 256;
 
 export interface Upstream {
   alias: string;
@@ -49,6 +50,8 @@ export class Upstreams {
           connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) },
           headersTimeout: timeoutMs,
           bodyTimeout: BODY_IDLE_TIMEOUT_MS,
+          // Bounds what one alias can open towards its upstream; more requests wait.
+          connections: MAX_CONNECTIONS_PER_ALIAS,
         }),
       });
     }
@@ -92,13 +95,27 @@ export interface ForwardRequest {
   done(outcome: ForwardOutcome): void;
 }
 
-/** Starts the upstream request; `done` is called exactly once. */
+/**
+ * Starts the upstream request; `done` is called exactly once.
+ *
+ * While a request is proxied, a client socket that moves nothing for twice the alias's
+ * `timeoutMs` plus a second — longer than connecting and waiting for the upstream's
+ * headers can take — (an upload that stalls, a download nobody reads) is closed, which aborts
+ * the upstream request: otherwise a slow client could hold an upstream connection open
+ * for ever (undici's own timers pause while the client is the one that is slow).
+ */
 export function forward(request: ForwardRequest): void {
   const { req, upstream } = request;
   const headers = request.headers;
   const body = hasBody(req) ? req : null;
   if (!body) delete headers["content-length"];
-  const handler = new ForwardHandler(request.res, request.done);
+  const socket = req.socket;
+  const onIdle = () => socket.destroy();
+  socket.setTimeout(upstream.timeoutMs * 2 + 1000, onIdle);
+  const handler = new ForwardHandler(request.res, (outcome) => {
+    socket.setTimeout(0, onIdle);
+    request.done(outcome);
+  });
   try {
     upstream.pool.dispatch({ path: request.path, method: request.method, headers, body }, handler);
   } catch (error) {

@@ -31,6 +31,7 @@ describe("proxy streaming", () => {
               open: { baseUrl: `${upstream.origin}/base` },
               down: { baseUrl: `http://127.0.0.1:${await closedPort()}/x` },
               slow: { baseUrl: `${upstream.origin}/slow`, timeoutMs: 300 },
+              stall: { baseUrl: `${upstream.origin}/base`, timeoutMs: 300 },
             },
           },
         },
@@ -172,6 +173,21 @@ describe("proxy streaming", () => {
       req.destroy();
       await expect(withTimeout(upstream.closed.get("/base/watch-silent")!, 3000)).resolves.toBe("done");
       await waitFor(() => app.logs.events("proxy.").some((line) => line.code === "PROXY_CLIENT_CLOSED" && line.status === 499));
+    });
+
+    it("closes a client that stalls its upload, which ends the upstream request", async () => {
+      let received = 0;
+      upstream.routes.set("/watch-stall", (upReq) => {
+        upReq.on("data", (chunk: Buffer) => (received += chunk.length));
+      });
+      const { req, response } = open("/proxy/stall/watch-stall", { method: "POST", headers: { "content-length": String(BIG) } });
+      response.catch(() => undefined);
+      req.on("error", () => undefined);
+      req.write(Buffer.alloc(10));
+      // Nothing more is sent: past twice the alias's timeoutMs (300 ms) plus 1 s the client is closed.
+      await expect(withTimeout(upstream.closed.get("/base/watch-stall") ?? waitFor(() => upstream.closed.has("/base/watch-stall")).then(() => upstream.closed.get("/base/watch-stall")!), 3000)).resolves.toBe("done");
+      expect(received).toBeLessThan(BIG);
+      req.destroy();
     });
 
     it("aborts the upstream request during the upload", async () => {
