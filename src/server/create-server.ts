@@ -165,7 +165,16 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       const host = options.host ?? "127.0.0.1";
       const port = options.port ?? 8080;
       try {
-        await app.listen({ host, port });
+        // Listening on the ready instance's server ourselves: app.listen() would log its own
+        // "Server listening" line, and the ready line is ours, printed once below.
+        await app.ready();
+        await new Promise<void>((resolve, reject) => {
+          app.server.once("error", reject);
+          app.server.listen(port, host, () => {
+            app.server.off("error", reject);
+            resolve();
+          });
+        });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "EADDRINUSE") throw new StartupError(`port ${port} on ${host} is already in use`);

@@ -27,6 +27,8 @@ describe("node index.js", () => {
     running.push(run);
     const ready = run.stdout().split("\n").filter((line) => line.includes("listening on"));
     expect(ready).toHaveLength(1);
+    // The one line that names the URL: no second "Server listening at" from the framework.
+    expect(run.stdout().split("\n").filter((line) => line.includes(run.url))).toHaveLength(1);
     expect(JSON.parse(ready[0]!)).toMatchObject({ level: 30, url: run.url });
     const page = await fetch(run.url + "/");
     expect(await page.text()).toContain("Counterpart demo viewer");
