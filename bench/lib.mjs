@@ -9,6 +9,9 @@ import autocannon from "autocannon";
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const SESSION_SECRET = "bench-session-secret-with-at-least-32-bytes";
 export const DURATION_SEC = Number(process.env.BENCH_DURATION_SEC ?? 8);
+/** Interleaved measurements: how many rounds per contender, and how long each round lasts. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+export const ROUND_SEC = Number(process.env.BENCH_ROUND_SEC ?? 3);
 
 export async function freePort() {
   const server = createServer();
@@ -71,6 +74,33 @@ export function summary(result) {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
+}
+
+/**
+ * Loads each contender in turn, `rounds` short rounds each, with every server up at once,
+ * and keeps each one's median round. On a small shared machine a burst of other work then
+ * weighs on every contender alike instead of on whichever happened to run during it; the
+ * rounds' req/s are printed too, so the spread is visible.
+ * A contender is `{ name, start() -> server, options(server) -> autocannon options }`.
+ */
+export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUND_SEC } = {}) {
+  const running = [];
+  try {
+    for (const contender of contenders) {
+      const server = await contender.start();
+      running.push({ name: contender.name, server, options: await contender.options(server), rounds: [] });
+    }
+    for (const entry of running) await load({ ...entry.options, duration: 2 }); // warm-up
+    for (let round = 0; round < rounds; round += 1) {
+      for (const entry of running) entry.rounds.push(summary(await load({ ...entry.options, duration })));
+    }
+    return running.map(({ name, rounds: measured }) => {
+      const median = [...measured].sort((a, b) => a.reqPerSec - b.reqPerSec)[Math.floor(measured.length / 2)];
+      return { name, ...median, "rounds (req/s)": measured.map((row) => row.reqPerSec).join(" ") };
+    });
+  } finally {
+    for (const entry of running) await entry.server.stop();
+  }
 }
 
 export function printTable(title, rows) {

@@ -9,16 +9,26 @@ export class InFlightCounter {
   #requests = 0;
   #rpc = 0;
 
+  // Two shared listeners rather than a closure per request: this runs for every request.
+  readonly #onClose = () => {
+    this.#requests -= 1;
+  };
+  readonly #onRpcClose = () => {
+    this.#requests -= 1;
+    this.#rpc -= 1;
+  };
+
   attach(server: Server): void {
     // First in line: Fastify's own listener may run a whole handler before it returns.
+    // A response emits "close" once, so a plain listener does.
     server.prependListener("request", (request, response) => {
-      const rpc = request.url?.startsWith("/__rpc/") === true;
       this.#requests += 1;
-      if (rpc) this.#rpc += 1;
-      response.once("close", () => {
-        this.#requests -= 1;
-        if (rpc) this.#rpc -= 1;
-      });
+      if (request.url?.startsWith("/__rpc/") === true) {
+        this.#rpc += 1;
+        response.on("close", this.#onRpcClose);
+      } else {
+        response.on("close", this.#onClose);
+      }
     });
   }
 

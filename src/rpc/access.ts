@@ -22,33 +22,43 @@ export interface AccessResult {
   isPublic: boolean;
 }
 
-export async function checkAccess(
+/**
+ * Synchronous unless `auth.public` is a function: most calls pass these checks without a
+ * promise or an extra tick before the body is read.
+ */
+export function checkAccess(
   request: FastifyRequest,
   entry: MethodEntry,
   sessions: SessionCheck,
   originPolicy: OriginPolicy,
-): Promise<AccessResult> {
+): AccessResult | Promise<AccessResult> {
   const checked = sessions.session(readSessionCookie(request.headers));
   const session = checked?.session ?? null;
   const csrfOk = checked !== null && SessionCheck.csrfMatches(checked, request.headers["x-app-csrf"]);
   const originOk = originAllowed(request.headers, isEncrypted(request), originPolicy);
   const verified = csrfOk && originOk ? session : null;
   const rule = entry.policy.public;
-  const isPublic =
-    typeof rule === "function"
-      ? Boolean(
-          await rule({
-            req: request.raw,
-            headers: request.headers,
-            session: verified ? { id: verified.id } : null,
-            kind: entry.kind,
-            id: entry.id,
-            method: entry.name,
-          }),
-        )
-      : rule === true;
-  if (isPublic || !entry.policy.requireSession) return { session: verified, isPublic };
+  if (typeof rule !== "function") return decide(entry, rule === true, session, verified, csrfOk, originOk);
+  const asked = rule({
+    req: request.raw,
+    headers: request.headers,
+    session: verified ? { id: verified.id } : null,
+    kind: entry.kind,
+    id: entry.id,
+    method: entry.name,
+  });
+  return Promise.resolve(asked).then((isPublic) => decide(entry, Boolean(isPublic), session, verified, csrfOk, originOk));
+}
 
+function decide(
+  entry: MethodEntry,
+  isPublic: boolean,
+  session: Session | null,
+  verified: Session | null,
+  csrfOk: boolean,
+  originOk: boolean,
+): AccessResult {
+  if (isPublic || !entry.policy.requireSession) return { session: verified, isPublic };
   if (!session) throw errorOf("RPC_NO_SESSION");
   if (!csrfOk) throw errorOf("RPC_BAD_CSRF");
   if (!originOk) throw errorOf("RPC_BAD_ORIGIN");

@@ -7,6 +7,7 @@ import { RpcError, errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { ClientGoneError } from "./body.js";
 import type { RpcCall } from "./call.js";
+import { CallTimeoutError } from "../runtime/call-lifetime.js";
 import { SerializedResult } from "../runtime/serialized-result.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -45,7 +46,7 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   const rpcError = toRpcError(error, call, options.dev);
   const event = eventFor(rpcError, call);
   // The log gets the real error: the one answered may be a generic stand-in for it.
-  const logged = error instanceof RpcError ? (error as { cause?: unknown }).cause : error;
+  const logged = error instanceof RpcError || error instanceof CallTimeoutError ? (error as { cause?: unknown }).cause : error;
   logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
   // A body left unread would be drained by Node after the answer, however large it is
@@ -71,6 +72,11 @@ function errorBody(error: RpcError): string {
 }
 
 function toRpcError(error: unknown, call: RpcCall, dev: boolean): RpcError {
+  if (error instanceof CallTimeoutError) {
+    // `queued`: the timeout passed while the call waited for a concurrency slot.
+    const { timeoutMs } = error;
+    return errorOf("RPC_TIMEOUT", call.queued && call.phase === "check" ? { timeoutMs, queued: true } : { timeoutMs });
+  }
   if (error instanceof RpcError) {
     // A bad result's reason may quote the method's data: like any internal error, only
     // the request id is answered.
@@ -90,9 +96,11 @@ function eventFor(error: RpcError, call: RpcCall): string {
 }
 
 function logEvent(options: AnswerOptions, event: string, call: RpcCall, status: number, code: string | undefined, err?: unknown): void {
-  const { log } = options;
+  const { log, listeners } = options;
   const durationMs = Math.round((performance.now() - call.startedAt) * 1000) / 1000;
-  const fields: Record<string, unknown> = {
+  // One shape for every event (pino leaves out undefined fields, so `code` and `err` are
+  // absent when unset): adding fields conditionally cost a hidden-class change per call.
+  const fields = {
     event,
     reqId: call.requestId,
     kind: call.kind,
@@ -101,15 +109,15 @@ function logEvent(options: AnswerOptions, event: string, call: RpcCall, status: 
     contextId: call.contextId,
     durationMs,
     status,
+    code,
+    err,
   };
-  if (code !== undefined) fields.code = code;
-  if (err !== undefined) fields.err = err;
   if (status >= 500) log.error(fields, event);
   else if (event === "rpc.complete") log.info(fields, event);
   else log.warn(fields, event);
-  for (const listener of options.listeners) {
-    listener({ event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs });
-  }
+  if (listeners.length === 0) return;
+  const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs };
+  for (const listener of listeners) listener(record);
 }
 
 function clientGone(reply: FastifyReply): boolean {

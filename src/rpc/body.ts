@@ -6,6 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import sjson from "secure-json-parse";
 import { errorOf } from "../errors/http-error.js";
+import { CallTimeoutError, type CallLifetime } from "../runtime/call-lifetime.js";
 
 export interface RpcBody {
   args: unknown[];
@@ -26,29 +27,28 @@ function tooLarge(limit: number) {
 }
 
 /**
- * Reads the body, at most `limit` bytes, and within `timeoutMs`: a client trickling its
- * body byte by byte must not hold a call (and its socket) open forever.
+ * Reads the body, at most `limit` bytes. The call's lifetime bounds the wait: a client
+ * trickling its body byte by byte must not hold a call (and its socket) open past the
+ * call's timeout (408), and a client that leaves ends the read at once.
  */
-export function readBoundedBody(req: IncomingMessage, limit: number, timeoutMs: number, clientSignal: AbortSignal): Promise<Buffer> {
+export function readBoundedBody(req: IncomingMessage, limit: number, lifetime: CallLifetime): Promise<Buffer> {
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   // The client may have left during an async check: its "close" has fired already.
-  if (clientSignal.aborted || req.destroyed) return Promise.reject(new ClientGoneError());
+  if (lifetime.ended || req.destroyed) return Promise.reject(endedRead(lifetime.reason));
+  // After an async check (a `public` function, a dev-mode reload) the parser may have the
+  // whole body already: take it from the stream's buffer, without listeners.
+  if (req.complete) return readBuffered(req, limit);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => {
-      cleanup();
-      req.pause();
-      reject(errorOf("RPC_BODY_TIMEOUT", { timeoutMs }));
-    }, timeoutMs);
+    // No "error" or "close" listener: Node emits "error" on an aborted request only when
+    // one listens, and the gateway ends the lifetime when the client goes away.
     const cleanup = () => {
-      clearTimeout(timer);
       req.off("data", onData);
       req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onClose);
+      lifetime.offEnd(onEnded);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -64,21 +64,31 @@ export function readBoundedBody(req: IncomingMessage, limit: number, timeoutMs: 
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = () => {
+    const onEnded = (reason: unknown) => {
       cleanup();
-      reject(new ClientGoneError());
-    };
-    const onClose = () => {
-      if (!req.readableEnded) {
-        cleanup();
-        reject(new ClientGoneError());
-      }
+      req.pause();
+      reject(endedRead(reason));
     };
     req.on("data", onData);
     req.on("end", onEnd);
-    req.on("error", onError);
-    req.on("close", onClose);
+    lifetime.onEnd(onEnded);
   });
+}
+
+/** A timeout while the body is still arriving is the client's slowness: 408, not 504. */
+function endedRead(reason: unknown): unknown {
+  return reason instanceof CallTimeoutError ? errorOf("RPC_BODY_TIMEOUT", { timeoutMs: reason.timeoutMs }) : new ClientGoneError();
+}
+
+function readBuffered(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) {
+    size += chunk.length;
+    if (size > limit) return Promise.reject(tooLarge(limit));
+    chunks.push(chunk);
+  }
+  return Promise.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
 }
 
 /** Parses and checks the body shape: `{ args?: array, viewerId?: string, contextId?: string }`. */

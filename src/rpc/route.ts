@@ -6,8 +6,9 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorOf } from "../errors/http-error.js";
-import { resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-verifiers.js";
+import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-verifiers.js";
 import { refreshTarget } from "../discovery/dev-reload.js";
+import { CallLifetime } from "../runtime/call-lifetime.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
 import type { ServerCore } from "../server/core.js";
 import { checkAccess } from "./access.js";
@@ -15,7 +16,6 @@ import { answerError, answerResult, type AnswerOptions } from "./answer.js";
 import { ClientGoneError, parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "./call.js";
 import { resolveMethod, resolveTargetItem } from "./target.js";
-
 
 interface RpcParams {
   kind: string;
@@ -45,44 +45,58 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
   });
 
   // The body is read by the gateway itself, after the session checks and against the
-  // method's own `maxBodyBytes`, so Fastify must leave the stream alone.
+  // method's own `maxBodyBytes`, so Fastify must leave the stream alone. The parser is
+  // named for JSON as well as "*": Fastify caches a named type's lookup, while the "*"
+  // fallback costs a Content-Type parse on every call.
+  const leaveBodyAlone = (_request: FastifyRequest, _payload: unknown, done: (error: null, body: undefined) => void) => done(null, undefined);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
+  app.addContentTypeParser("application/json", leaveBodyAlone);
+  app.addContentTypeParser("*", leaveBodyAlone);
 
   async function handle(request: FastifyRequest<{ Params: RpcParams }>, reply: FastifyReply) {
     const call = startCall(request.id, request.params);
-    // The call's one controller: aborted here when the client goes away, and by the
-    // runtime when the call's timeout passes. Its signal is `ctx.signal`.
-    const controller = new AbortController();
-    reply.raw.once("close", () => {
-      if (!reply.raw.writableFinished && !controller.signal.aborted) controller.abort(new ClientGoneError());
+    // Ended here when the client goes away, and by its own timer when the call's timeout
+    // passes; `ctx.signal` follows it.
+    const lifetime = new CallLifetime();
+    const res = reply.raw;
+    res.on("close", () => {
+      if (!res.writableFinished) lifetime.end(new ClientGoneError());
     });
     try {
       if (request.method !== "POST") throw errorOf("RPC_METHOD_NOT_ALLOWED");
       const target = resolveTargetItem(core.registry, call.kind, call.id);
       if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log);
       const entry = resolveMethod(target, call.method);
-      const access = await checkAccess(request, entry, core.sessionChecks, originPolicy);
-      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, entry.policy.timeoutMs, controller.signal));
+      // No await when the checks are synchronous (the common case): the body's listeners
+      // are then in place before the parser hands the body over.
+      const checked = checkAccess(request, entry, core.sessionChecks, originPolicy);
+      const access = checked instanceof Promise ? await checked : checked;
+      // One timer per call, from the first byte of the body to the end of the method.
+      lifetime.startTimeout(entry.policy.timeoutMs);
+      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, lifetime));
       const resolved = resolveVerifierContext(core.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;
-      const user = access.isPublic
-        ? null
-        : await runRpcVerifiers(
-            {
-              req: request.raw,
-              res: reply.raw,
-              core,
-              contextId: body.contextId,
-              kind: entry.kind,
-              id: entry.id,
-              method: entry.name,
-              resolved,
-              requireSession: entry.policy.requireSession,
-            },
-            core.rpcVerifiers,
-            core.log,
-          );
+      // Most calls are session-only with no verifier context: no verifier step to run.
+      const needsVerifiers = !access.isPublic && (!entry.policy.requireSession || contextHasVerifiers(resolved.context));
+      const user = needsVerifiers
+        ? await lifetime.race(
+            runRpcVerifiers(
+              {
+                req: request.raw,
+                res,
+                core,
+                contextId: body.contextId,
+                kind: entry.kind,
+                id: entry.id,
+                method: entry.name,
+                resolved,
+                requireSession: entry.policy.requireSession,
+              },
+              core.rpcVerifiers,
+              core.log,
+            ),
+          )
+        : null;
       const result = await runtime.run({
         entry,
         call,
@@ -94,11 +108,13 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
         config: target.config,
         log: core.log,
         req: request.raw,
-        res: reply.raw,
-        controller,
+        res,
+        lifetime,
       });
       answerResult(reply, call, result, answer);
     } catch (error) {
+      // Refused before the method ran: nothing is left for the timer to bound.
+      if (call.phase === "check") lifetime.dispose();
       answerError(reply, call, error, answer);
     }
     return reply;

@@ -1,10 +1,11 @@
 /**
  * Concurrency per key (SPEC "States and transitions"): below `maxConcurrency` a call runs
  * at once, otherwise it waits in a FIFO queue; with `queueLimit` calls waiting the next is
- * refused at once. A waiting call whose signal fires (client gone, deadline passed) leaves
- * the queue without ever taking a slot.
+ * refused at once. A waiting call that ends (client gone, timeout passed) leaves the queue
+ * without ever taking a slot.
  */
 import { errorOf } from "../errors/http-error.js";
+import type { CallLifetime } from "./call-lifetime.js";
 
 interface Waiter {
   resolve(): void;
@@ -31,29 +32,31 @@ export class ConcurrencyLimiter {
     return this.#waiting.size;
   }
 
-  /** Resolves to true when the slot was taken at once, false after waiting in the queue. */
-  acquire(signal: AbortSignal): Promise<boolean> {
+  /**
+   * `true` when a slot was free and is now taken; otherwise a promise of the slot that
+   * settles once it is handed over, or rejects when the call ends first. Throws
+   * RPC_QUEUE_FULL when the queue is full.
+   */
+  acquire(lifetime: CallLifetime): true | Promise<void> {
     if (this.#active < this.maxConcurrency) {
       this.#active += 1;
-      return Promise.resolve(true);
+      return true;
     }
-    if (this.#waiting.size >= this.queueLimit) {
-      return Promise.reject(errorOf("RPC_QUEUE_FULL", { limit: this.queueLimit }));
-    }
-    signal.throwIfAborted();
-    return new Promise<boolean>((resolve, reject) => {
-      const onAbort = () => {
-        if (this.#waiting.delete(waiter)) reject(signal.reason);
+    if (this.#waiting.size >= this.queueLimit) throw errorOf("RPC_QUEUE_FULL", { limit: this.queueLimit });
+    lifetime.throwIfEnded();
+    return new Promise<void>((resolve, reject) => {
+      const onEnd = (reason: unknown) => {
+        if (this.#waiting.delete(waiter)) reject(reason);
       };
       const waiter: Waiter = {
         resolve: () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(false);
+          lifetime.offEnd(onEnd);
+          resolve();
         },
         reject,
       };
       this.#waiting.add(waiter);
-      signal.addEventListener("abort", onAbort, { once: true });
+      lifetime.onEnd(onEnd);
     });
   }
 

@@ -5,6 +5,11 @@
 import type { MethodEntry } from "../discovery/registry.js";
 import type { RpcContext } from "../rpc/context.js";
 
-export async function runInline(entry: MethodEntry, ctx: RpcContext, args: readonly unknown[]): Promise<unknown> {
-  return await entry.fn(ctx, ...args);
+export function runInline(entry: MethodEntry, ctx: RpcContext, args: readonly unknown[]): Promise<unknown> {
+  try {
+    // A method's own promise is adopted as is; a plain value or a throw becomes one.
+    return Promise.resolve(entry.fn(ctx, ...args));
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -10,7 +10,6 @@ import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { IsolationSettings } from "../config/schema.js";
 import { RpcError, errorOf } from "../errors/http-error.js";
-import type { CallDeadline } from "./deadline.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 import { isolatedContext, type Invocation } from "./invocation.js";
 import { SerializedResult } from "./serialized-result.js";
@@ -36,18 +35,17 @@ export class IsolationPool {
   }
 
   /**
-   * Runs one call. `deadline.signal` (timeout or client gone) fires `ctx.signal` in the
+   * Runs one call. The call's end (timeout or client gone) fires `ctx.signal` in the
    * worker; the timeout itself terminates the worker, also after a client left, so a
    * stubborn method never keeps its worker past its timeout.
    */
-  async run(invocation: Invocation, deadline: CallDeadline): Promise<SerializedResult> {
-    const { entry } = invocation;
+  async run(invocation: Invocation): Promise<SerializedResult> {
+    const { entry, lifetime } = invocation;
     const { port1, port2 } = new MessageChannel();
     const notify = () => port1.postMessage(1);
     const terminate = new AbortController();
-    deadline.onTimeout((reason) => terminate.abort(reason));
-    if (deadline.signal.aborted) notify();
-    else deadline.signal.addEventListener("abort", notify, { once: true });
+    lifetime.onTimeout((reason) => terminate.abort(reason));
+    lifetime.onEnd(notify);
     let outcome: IsolatedOutcome;
     try {
       outcome = await this.#pool.run(
@@ -58,7 +56,7 @@ export class IsolationPool {
       if (terminate.signal.aborted) throw terminate.signal.reason;
       throw Object.assign(errorOf("RPC_WORKER_CRASHED"), { cause: error });
     } finally {
-      deadline.signal.removeEventListener("abort", notify);
+      lifetime.offEnd(notify);
       port1.close();
     }
     if (outcome.ok) return new SerializedResult(outcome.json);

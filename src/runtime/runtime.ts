@@ -1,17 +1,17 @@
 /**
  * The runtime steps of the request path, in order:
- *   breaker → queue → executor (inline or isolated), all under the call's deadline.
- * `run` is the one entry the gateway calls. The deadline (`timeoutMs`) covers the whole
- * call from here on, queue wait included; the concurrency slot is held until the method's
- * work really ends, even when the caller was already answered with a timeout.
+ *   breaker → queue → executor (inline or isolated), all under the call's lifetime.
+ * `run` is the one entry the gateway calls. The call's timeout (armed by the gateway when
+ * the body starts to arrive) covers the queue wait too; the timer and the concurrency slot
+ * last until the method's work really ends, even when the caller was already answered.
  */
 import type { MethodEntry } from "../discovery/registry.js";
 import { RpcError, errorOf } from "../errors/http-error.js";
 import type { ServerCore } from "../server/core.js";
 import { ClientGoneError } from "../rpc/body.js";
 import { CircuitBreakers, type CallOutcome } from "./circuit-breaker.js";
-import { ConcurrencyLimiters } from "./concurrency.js";
-import { CallTimeoutError, startDeadline, untilAborted, type CallDeadline } from "./deadline.js";
+import { ConcurrencyLimiters, type ConcurrencyLimiter } from "./concurrency.js";
+import { CallTimeoutError } from "./call-lifetime.js";
 import { runInline } from "./executor.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
@@ -39,54 +39,52 @@ export class RpcRuntime {
   }
 
   async run(invocation: Invocation): Promise<SerializedResult> {
-    const { entry, call } = invocation;
+    const { entry, call, lifetime } = invocation;
     const { policy } = entry;
     const breaker = policy.circuitBreaker
       ? this.#breakers.for(policy.circuitBreaker.key, policy.circuitBreaker.failureThreshold, policy.circuitBreaker.resetAfterMs)
       : null;
     const isTrial = breaker ? breaker.admit() : false;
-    const deadline = startDeadline(policy.timeoutMs, invocation.controller);
     let work: Promise<unknown> | undefined;
-    let release: (() => void) | undefined;
+    let limiter: ConcurrencyLimiter | undefined;
     try {
       if (policy.maxConcurrency !== undefined) {
-        const limiter = this.#limiters.for(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit);
-        call.queued = !(await limiter.acquire(deadline.signal));
-        release = () => limiter.release();
+        const candidate = this.#limiters.for(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit);
+        const slot = candidate.acquire(lifetime);
+        if (slot !== true) {
+          call.queued = true;
+          await slot;
+        }
+        limiter = candidate;
       }
-      // A client that left during the checks or the queue wait: do not start the work.
-      deadline.signal.throwIfAborted();
+      // A client that left, or a timeout that passed, during the checks or the queue wait:
+      // do not start the work.
+      lifetime.throwIfEnded();
       call.phase = "run";
-      work = this.#execute(invocation, deadline);
+      work = this.#execute(invocation);
       // Serialised here, not in the answer, so that a bad result counts for the breaker.
-      const result = toSerialized(await untilAborted(work, deadline.signal));
+      const result = toSerialized(await lifetime.race(work));
       breaker?.record("success", isTrial);
       return result;
     } catch (error) {
-      const answered = this.#answerFor(error, policy.timeoutMs, work === undefined);
-      breaker?.record(outcomeOf(answered, error), isTrial);
-      throw answered;
+      breaker?.record(outcomeOf(error), isTrial);
+      throw error;
     } finally {
       // The timer and the slot last as long as the work itself, not just the answer.
       const settle = () => {
-        deadline.dispose();
-        release?.();
+        lifetime.dispose();
+        limiter?.release();
       };
       if (work) work.then(settle, settle);
       else settle();
     }
   }
 
-  #execute(invocation: Invocation, deadline: CallDeadline): Promise<unknown> {
+  #execute(invocation: Invocation): Promise<unknown> {
     if (invocation.entry.policy.isolation === "worker" && invocation.entry.file) {
-      return this.#isolationPool().then((pool) => pool.run(invocation, deadline));
+      return this.#isolationPool().then((pool) => pool.run(invocation));
     }
-    return runInline(invocation.entry, inlineContext(invocation, deadline.signal), invocation.args);
-  }
-
-  #answerFor(error: unknown, timeoutMs: number, beforeRun: boolean): unknown {
-    if (error instanceof CallTimeoutError) return errorOf("RPC_TIMEOUT", beforeRun ? { timeoutMs, queued: true } : { timeoutMs });
-    return error;
+    return runInline(invocation.entry, inlineContext(invocation), invocation.args);
   }
 
   /** The pool, started on first need; piscina itself is loaded only then (~8 MB). */
@@ -121,14 +119,14 @@ export class RpcRuntime {
 /**
  * What a call's end means for its breaker (CONTRACT section 5): 5xx errors and timeouts
  * are failures; a 4xx RpcError is the method working as meant; a departed client or a
- * call refused before it ran proves nothing.
+ * call refused by a full queue proves nothing.
  */
-function outcomeOf(answered: unknown, original: unknown): CallOutcome {
-  if (original instanceof ClientGoneError) return "neutral";
-  if (answered instanceof RpcError) {
-    if (answered.code === "RPC_TIMEOUT") return "failure";
-    if (answered.code === "RPC_QUEUE_FULL") return "neutral";
-    return answered.status >= 500 ? "failure" : "success";
+function outcomeOf(error: unknown): CallOutcome {
+  if (error instanceof ClientGoneError) return "neutral";
+  if (error instanceof CallTimeoutError) return "failure";
+  if (error instanceof RpcError) {
+    if (error.code === "RPC_QUEUE_FULL") return "neutral";
+    return error.status >= 500 ? "failure" : "success";
   }
   return "failure";
 }

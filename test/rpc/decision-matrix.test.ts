@@ -129,7 +129,16 @@ describe("decision matrix", () => {
 
   it("logs a one-shot warning at start for each method with requireSession: false", () => {
     const warnings = app.logs.lines.filter((line) => String(line.msg).includes("requireSession: false"));
-    expect(warnings.map((line) => line.method)).toEqual(["checksSignal", "verifierOnly"]);
+    expect(warnings.map((line) => line.method).sort()).toEqual(["checksSignal", "quickVerifierOnly", "verifierOnly"]);
+  });
+
+  it("a verifier that never settles is bounded by the method's timeoutMs: 504 RPC_TIMEOUT, one rpc.timeout event", async () => {
+    const started = Date.now();
+    const answer = await rpc(app.url, "plugin/matrix/quickVerifierOnly", { body: { contextId: "hanging" } });
+    expect([answer.status, answer.body.code, answer.body.details]).toEqual([504, "RPC_TIMEOUT", { timeoutMs: 200 }]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const events = app.logs.lines.filter((line) => line.method === "quickVerifierOnly" && typeof line.event === "string");
+    expect(events.map((line) => line.event)).toEqual(["rpc.timeout"]);
   });
 });
 

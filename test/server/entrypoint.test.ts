@@ -35,6 +35,18 @@ describe("node index.js", () => {
     expect(await run.stop("SIGTERM")).toBe(0);
   });
 
+  it("writes a call's log line to stdout promptly even on a quiet server (log lines are batched)", async () => {
+    const run = await startEntrypoint(["--port", "0", "--root", appRoot()], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
+    running.push(run);
+    const answer = await fetch(run.url + "/__rpc/plugin/nobody/here", { method: "POST" });
+    expect(answer.status).toBe(404);
+    const deadline = Date.now() + 3000;
+    while (!run.stdout().includes('"event":"rpc.rejected"') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const event = run.stdout().split("\n").find((line) => line.includes('"event":"rpc.rejected"'));
+    expect(JSON.parse(event!)).toMatchObject({ code: "RPC_UNKNOWN_TARGET", status: 404 });
+    await run.stop();
+  });
+
   it("takes --host/--port/--root from APP_HOST/APP_PORT/APP_ROOT, flags winning", async () => {
     const root = appRoot();
     const run = await startEntrypoint(["--port", "0"], { APP_ROOT: root, APP_PORT: "1", APP_HOST: "127.0.0.1", APP_SESSION_SECRET: TEST_SESSION_SECRET });
