@@ -23,7 +23,12 @@ export function createSecretMasker(secrets: readonly string[]): Mask | null {
     }
   }
   if (masks.length === 0) return null;
-  return (line) => masks.reduce((out, mask) => mask(out), line);
+  // Runs on every log line: a plain loop, no closure per line.
+  return (line) => {
+    let out = line;
+    for (const mask of masks) out = mask(out);
+    return out;
+  };
 }
 
 function textMask(needle: string): Mask {

@@ -116,22 +116,15 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
   function logEvent(name: string, event: ProxyEvent, status: number, code?: string, reason?: string): void {
     // Never the query string or header values: they may carry tokens and personal data.
     const durationMs = Math.round((performance.now() - event.startedAt) * 1000) / 1000;
-    const fields: Record<string, unknown> = {
-      event: name,
-      reqId: event.reqId,
-      alias: event.alias,
-      method: event.method,
-      status,
-      durationMs,
-    };
-    if (code !== undefined) fields.code = code;
-    if (reason !== undefined) fields.reason = reason;
+    // One shape for every event (pino leaves out undefined fields), as for RPC calls.
+    const fields = { event: name, reqId: event.reqId, alias: event.alias, method: event.method, status, durationMs, code, reason };
     if (status >= 500 && name === "proxy.error") core.log.error(fields, name);
     else if (name === "proxy.complete") core.log.info(fields, name);
     else core.log.warn(fields, name);
-    for (const listener of core.proxyEventListeners) {
-      listener({ event: name, alias: event.alias, method: event.method, status, durationMs });
-    }
+    const listeners = core.proxyEventListeners;
+    if (listeners.length === 0) return;
+    const record = { event: name, alias: event.alias, method: event.method, status, durationMs };
+    for (const listener of listeners) listener(record);
   }
 
   // Every verb Fastify routes, so that the others answer 405 in the proxy's own shape.
