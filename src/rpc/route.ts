@@ -67,12 +67,14 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
       const target = resolveTargetItem(core.registry, call.kind, call.id);
       if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log);
       const entry = resolveMethod(target, call.method);
-      // No await when the checks are synchronous (the common case): the body's listeners
-      // are then in place before the parser hands the body over.
-      const checked = checkAccess(request, entry, core.sessionChecks, originPolicy);
-      const access = checked instanceof Promise ? await checked : checked;
-      // One timer per call, from the first byte of the body to the end of the method.
+      // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
+      // (started over by the runtime) one for the queue wait and the method.
       lifetime.startTimeout(entry.policy.timeoutMs);
+      // No await when the checks are synchronous (the common case): the body's listeners
+      // are then in place before the parser hands the body over. An `auth.public`
+      // function that never settles is bounded like a verifier.
+      const checked = checkAccess(request, entry, core.sessionChecks, originPolicy);
+      const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
       const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, lifetime));
       const resolved = resolveVerifierContext(core.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;

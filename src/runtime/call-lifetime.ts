@@ -2,7 +2,8 @@
  * One RPC call's lifetime: it ends when the client goes away or when the call's timeout
  * passes, whichever comes first, and everything that waits on the call (the body read,
  * the verifiers, the queue, the method, an isolated worker) learns it here. One timer per
- * call, armed when the body starts to arrive.
+ * call: armed once the call is routed (checks, body, verifiers), started over when the
+ * runtime takes the call (queue wait and method).
  *
  * Hand-written instead of an AbortController per call: creating an AbortSignal (an
  * EventTarget) and listening on it was about a tenth of a small call's CPU time, and most
@@ -28,6 +29,7 @@ export class CallLifetime {
   #controller: AbortController | undefined = undefined;
   #listeners: EndListener[] | undefined = undefined;
   #timer: NodeJS.Timeout | undefined = undefined;
+  #timedOut: CallTimeoutError | undefined = undefined;
   #timeoutListeners: TimeoutListener[] | undefined = undefined;
 
   /** True once the client left or the timeout passed. */
@@ -88,12 +90,27 @@ export class CallLifetime {
   startTimeout(timeoutMs: number): void {
     this.#timer = setTimeout(() => {
       const reason = new CallTimeoutError(timeoutMs);
+      this.#timedOut = reason;
       this.end(reason);
       if (this.#timeoutListeners) for (const listener of this.#timeoutListeners) listener(reason);
     }, timeoutMs);
   }
 
+  /**
+   * Gives the call its whole `timeoutMs` again from now (the runtime does, so that a slow
+   * body or verifier does not eat the queue wait's and the method's budget). A timer that
+   * already fired is left alone: refreshing it would arm it again.
+   */
+  restartTimeout(): void {
+    if (this.#timedOut === undefined && this.#timer !== undefined) this.#timer.refresh();
+  }
+
+  /** Runs `listener` when the timeout passes; at once if it already has. */
   onTimeout(listener: TimeoutListener): void {
+    if (this.#timedOut !== undefined) {
+      listener(this.#timedOut);
+      return;
+    }
     (this.#timeoutListeners ??= []).push(listener);
   }
 

@@ -1,9 +1,10 @@
 /**
  * The runtime steps of the request path, in order:
  *   breaker → queue → executor (inline or isolated), all under the call's lifetime.
- * `run` is the one entry the gateway calls. The call's timeout (armed by the gateway when
- * the body starts to arrive) covers the queue wait too; the timer and the concurrency slot
- * last until the method's work really ends, even when the caller was already answered.
+ * `run` is the one entry the gateway calls. It starts the call's timeout over (the gateway
+ * armed it for the checks, body and verifiers), so the queue wait and the method share one
+ * whole `timeoutMs`; the timer and the concurrency slot last until the method's work
+ * really ends, even when the caller was already answered.
  */
 import type { MethodEntry } from "../discovery/registry.js";
 import { RpcError, errorOf } from "../errors/http-error.js";
@@ -45,6 +46,8 @@ export class RpcRuntime {
       ? this.#breakers.for(policy.circuitBreaker.key, policy.circuitBreaker.failureThreshold, policy.circuitBreaker.resetAfterMs)
       : null;
     const isTrial = breaker ? breaker.admit() : false;
+    // The queue wait and the method share one whole `timeoutMs`, whatever the body took.
+    lifetime.restartTimeout();
     let work: Promise<unknown> | undefined;
     let limiter: ConcurrencyLimiter | undefined;
     try {

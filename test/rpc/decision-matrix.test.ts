@@ -140,6 +140,11 @@ describe("decision matrix", () => {
     const events = app.logs.lines.filter((line) => line.method === "quickVerifierOnly" && typeof line.event === "string");
     expect(events.map((line) => line.event)).toEqual(["rpc.timeout"]);
   });
+
+  it("an auth.public function that never settles is bounded the same way", async () => {
+    const answer = await rpc(app.url, "plugin/matrix/hangingPublic");
+    expect([answer.status, answer.body.code, answer.body.details]).toEqual([504, "RPC_TIMEOUT", { timeoutMs: 200 }]);
+  });
 });
 
 describe("decision matrix without a default context", () => {

@@ -47,6 +47,33 @@ describe("timeouts", () => {
     expect(answer.headers.connection).toBe("close");
   });
 
+  it("a slow body does not eat the method's timeoutMs: the method gets its whole budget", async () => {
+    // slow: timeoutMs 150. The body takes ~120 ms to arrive, the method 90 ms: 210 ms in
+    // all, but neither phase is over 150 ms on its own.
+    const body = JSON.stringify({ args: [90] });
+    const target = new URL(app.url);
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: "/__rpc/plugin/rt/slow",
+          method: "POST",
+          headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on("error", reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => req.end(body.slice(5)), 120);
+    });
+    expect([answer.status, JSON.parse(answer.text)]).toEqual([200, { result: "done" }]);
+  });
+
   it("uses server.rpc.timeoutMs when the policy sets none", async () => {
     const answer = await call("defaultTimeout");
     expect(answer.body).toMatchObject({ code: "RPC_TIMEOUT", details: { timeoutMs: 250 } });

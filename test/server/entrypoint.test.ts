@@ -47,6 +47,19 @@ describe("node index.js", () => {
     await run.stop();
   });
 
+  it("writes every line logged before SIGTERM, however many are still batched", async () => {
+    const run = await startEntrypoint(["--port", "0", "--root", appRoot()], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
+    running.push(run);
+    // ~300 lines: several batches, the last of them still waiting when the signal comes.
+    for (let round = 0; round < 10; round += 1) {
+      await Promise.all(Array.from({ length: 30 }, () => fetch(run.url + "/__rpc/plugin/nobody/here", { method: "POST" }).then((r) => r.arrayBuffer())));
+    }
+    expect(await run.stop("SIGTERM")).toBe(0);
+    const lines = run.stdout().split("\n");
+    expect(lines.filter((line) => line.includes('"event":"rpc.rejected"'))).toHaveLength(300);
+    expect(JSON.parse(lines.filter((line) => line.trim() !== "").at(-1)!)).toMatchObject({ msg: "stopped" });
+  });
+
   it("takes --host/--port/--root from APP_HOST/APP_PORT/APP_ROOT, flags winning", async () => {
     const root = appRoot();
     const run = await startEntrypoint(["--port", "0"], { APP_ROOT: root, APP_PORT: "1", APP_HOST: "127.0.0.1", APP_SESSION_SECRET: TEST_SESSION_SECRET });
