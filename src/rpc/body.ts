@@ -44,7 +44,9 @@ export function readBoundedBody(req: IncomingMessage, limit: number, lifetime: C
     const chunks: Buffer[] = [];
     let size = 0;
     // No "error" or "close" listener: Node emits "error" on an aborted request only when
-    // one listens, and the gateway ends the lifetime when the client goes away.
+    // one listens, and the gateway ends the lifetime when the client goes away (its
+    // response's "close"). A pipelined request whose response is not on the socket yet
+    // gets no "close": if that client leaves mid-body, the timer ends the read (408).
     const cleanup = () => {
       req.off("data", onData);
       req.off("end", onEnd);
