@@ -45,8 +45,9 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   }
   const rpcError = toRpcError(error, call, options.dev);
   const event = eventFor(rpcError, call);
-  // The log gets the real error: the one answered may be a generic stand-in for it.
-  const logged = error instanceof RpcError || error instanceof CallTimeoutError ? (error as { cause?: unknown }).cause : error;
+  // The log gets the real error: the one answered may be a generic stand-in for it. A
+  // timeout has nothing more to say than its event and code.
+  const logged = error instanceof CallTimeoutError ? undefined : error instanceof RpcError ? (error as { cause?: unknown }).cause : error;
   logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
   // A body left unread would be drained by Node after the answer, however large it is

@@ -83,26 +83,25 @@ export class CallLifetime {
   }
 
   /**
-   * Arms the timeout. It ends the call, and runs the `onTimeout` listeners even if the
-   * call had already ended because the client left: an isolated worker that ignores its
-   * signal is still stopped on time.
+   * Arms the timeout, or starts it over from now when it is armed and has not fired yet
+   * (the runtime does, so that a slow body or verifier does not eat the queue wait's and
+   * the method's budget; `Timeout.refresh()` allocates nothing). A timer that already
+   * fired is left alone. The timeout ends the call, and runs the `onTimeout` listeners even
+   * if the call had already ended because the client left: an isolated worker that ignores
+   * its signal is still stopped on time.
    */
   startTimeout(timeoutMs: number): void {
+    if (this.#timedOut !== undefined) return;
+    if (this.#timer !== undefined) {
+      this.#timer.refresh();
+      return;
+    }
     this.#timer = setTimeout(() => {
       const reason = new CallTimeoutError(timeoutMs);
       this.#timedOut = reason;
       this.end(reason);
       if (this.#timeoutListeners) for (const listener of this.#timeoutListeners) listener(reason);
     }, timeoutMs);
-  }
-
-  /**
-   * Gives the call its whole `timeoutMs` again from now (the runtime does, so that a slow
-   * body or verifier does not eat the queue wait's and the method's budget). A timer that
-   * already fired is left alone: refreshing it would arm it again.
-   */
-  restartTimeout(): void {
-    if (this.#timedOut === undefined && this.#timer !== undefined) this.#timer.refresh();
   }
 
   /** Runs `listener` when the timeout passes; at once if it already has. */

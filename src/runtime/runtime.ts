@@ -47,7 +47,7 @@ export class RpcRuntime {
       : null;
     const isTrial = breaker ? breaker.admit() : false;
     // The queue wait and the method share one whole `timeoutMs`, whatever the body took.
-    lifetime.restartTimeout();
+    lifetime.startTimeout(policy.timeoutMs);
     let work: Promise<unknown> | undefined;
     let limiter: ConcurrencyLimiter | undefined;
     try {
