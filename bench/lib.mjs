@@ -1,6 +1,7 @@
 // Shared benchmark plumbing: start a server process on a free port, wait until it answers,
 // load it with autocannon from this process, and format figures.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
@@ -76,11 +77,37 @@ export function summary(result) {
   };
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS_PER_SEC = 100;
+
+/** CPU time (user + system) the process has used so far, in microseconds; NaN when unknown. */
+export function cpuMicros(pid) {
+  try {
+    // The command name may hold spaces, so fields are counted from after its closing ")".
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SEC;
+  } catch {
+    return NaN;
+  }
+}
+
+/** One load round, with the server process's CPU time per answered request. */
+async function measuredRound(entry, duration) {
+  const pid = entry.server.child?.pid;
+  const cpuBefore = cpuMicros(pid);
+  const result = await load({ ...entry.options, duration });
+  const requests = result.requests.total;
+  return { ...summary(result), cpuUsPerReq: requests > 0 ? (cpuMicros(pid) - cpuBefore) / requests : NaN };
+}
+
 /**
  * Loads each contender in turn, `rounds` short rounds each, with every server up at once,
  * and keeps each one's median round. On a small shared machine a burst of other work then
  * weighs on every contender alike instead of on whichever happened to run during it; the
- * rounds' req/s are printed too, so the spread is visible.
+ * rounds' req/s are printed too, so the spread is visible. `cpuUsPerReq` is the median of the
+ * rounds' CPU time of the server process per request: what one request costs the server,
+ * less tied to how the cores were shared with the load generator than req/s is (on a busy
+ * shared host it still moves by 10 % or so between runs of the same code).
  * A contender is `{ name, start() -> server, options(server) -> autocannon options }`.
  */
 export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUND_SEC } = {}) {
@@ -92,11 +119,22 @@ export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUN
     }
     for (const entry of running) await load({ ...entry.options, duration: 2 }); // warm-up
     for (let round = 0; round < rounds; round += 1) {
-      for (const entry of running) entry.rounds.push(summary(await load({ ...entry.options, duration })));
+      // Each round starts with the next contender, so that none is always first or last.
+      for (let turn = 0; turn < running.length; turn += 1) {
+        const entry = running[(round + turn) % running.length];
+        entry.rounds.push(await measuredRound(entry, duration));
+      }
     }
     return running.map(({ name, rounds: measured }) => {
-      const median = [...measured].sort((a, b) => a.reqPerSec - b.reqPerSec)[Math.floor(measured.length / 2)];
-      return { name, ...median, "rounds (req/s)": measured.map((row) => row.reqPerSec).join(" ") };
+      const middle = Math.floor(measured.length / 2);
+      const median = [...measured].sort((a, b) => a.reqPerSec - b.reqPerSec)[middle];
+      const cpu = measured.map((row) => row.cpuUsPerReq).sort((a, b) => a - b)[middle];
+      return {
+        name,
+        ...median,
+        cpuUsPerReq: Number.isFinite(cpu) ? Math.round(cpu) : "n/a",
+        "rounds (req/s)": measured.map((row) => row.reqPerSec).join(" "),
+      };
     });
   } finally {
     for (const entry of running) await entry.server.stop();

@@ -30,6 +30,7 @@ export async function benchRpc() {
   printTable(`RPC echo, ${BODY.length}-byte body, 50 connections, median of ${ROUNDS} interleaved ${ROUND_SEC}-second rounds`, [raw, full, quiet]);
   console.log(`\ngateway / raw req/s: ${ratio(full.reqPerSec, raw.reqPerSec)} (target >= 0.75)`);
   console.log(`gateway without the per-call log / raw req/s: ${ratio(quiet.reqPerSec, raw.reqPerSec)}`);
+  console.log(`gateway / raw, CPU time per request: ${ratio(full.cpuUsPerReq, raw.cpuUsPerReq)}`);
   return { raw, gateway: full, quiet };
 }
 

@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { Agent } from "undici";
+import type { Agent } from "undici";
+import { loadUndici } from "./undici-client.js";
 import type { ResolvedAddress } from "./validate-url.js";
 
 /*
@@ -27,7 +28,8 @@ export class PinnedAgents {
   readonly #agents = new Map<string, Agent>();
 
   /** The Agent for `origin` that connects only to `addresses` (non-empty). */
-  get(url: URL, addresses: readonly ResolvedAddress[]): Agent {
+  async get(url: URL, addresses: readonly ResolvedAddress[]): Promise<Agent> {
+    const { Agent } = await loadUndici();
     const key = `${url.origin} ${addresses.map((a) => a.address).sort().join(",")}`;
     let agent = this.#agents.get(key);
     if (agent !== undefined) {

@@ -1,6 +1,7 @@
-import { fetch, type BodyInit, type HeadersInit, type RequestInit, type Response } from "undici";
+import type { BodyInit, HeadersInit, RequestInit, Response } from "undici";
 import { SsrfRedirectError } from "./errors.js";
 import type { PinnedAgents } from "./pinned-agents.js";
+import { loadUndici } from "./undici-client.js";
 import type { ValidatedTarget } from "./validate-url.js";
 
 /**
@@ -46,6 +47,7 @@ export async function fetchPinned(
   signal: AbortSignal,
   agents: PinnedAgents,
 ): Promise<Response> {
+  const { fetch } = await loadUndici();
   const request: RequestInit = {
     method: init.method ?? "GET",
     headers: init.headers,
@@ -54,7 +56,7 @@ export async function fetchPinned(
     // Redirects are answered, never followed: the Location could name any host,
     // and following it would skip validation (the classic SSRF bypass).
     redirect: "manual",
-    dispatcher: agents.get(target.url, target.addresses),
+    dispatcher: await agents.get(target.url, target.addresses),
   };
   // fetch insists on `duplex: "half"` for streamed request bodies.
   if (isStream(init.body)) request.duplex = "half";

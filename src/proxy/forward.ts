@@ -7,11 +7,12 @@
  * upstream request, which closes its connection.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { ProxyConfig } from "../config/schema.js";
 import { DEFAULT_TIMEOUT_MS } from "../config/resolve.js";
 import { clientResponseHeaders } from "./headers.js";
 import { parseBaseUrl, type UpstreamBase } from "./target.js";
+import { Pool } from "./undici-pool.js";
 import { proxyAuthEnabled } from "./verifiers.js";
 
 /** Connecting gets at most this long even with a larger `timeoutMs`. */

@@ -38,7 +38,8 @@ function isHopByHop(name: string): boolean {
 
 /** Header names listed in `Connection` (lowercased); they are hop-by-hop too. */
 function connectionTokens(value: string | string[] | undefined): Set<string> | null {
-  if (value === undefined) return null;
+  // What nearly every peer sends names only a header that is dropped anyway: no set to build.
+  if (value === undefined || value === "keep-alive") return null;
   const tokens = new Set<string>();
   for (const part of (Array.isArray(value) ? value.join(",") : value).split(",")) {
     const token = part.trim().toLowerCase();
