@@ -83,8 +83,9 @@ const CLOCK_TICKS_PER_SEC = 100;
 /** CPU time (user + system) the process has used so far, in microseconds; NaN when unknown. */
 export function cpuMicros(pid) {
   try {
-    // The command name may hold spaces, so fields are counted from after its closing ")".
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // The command name may hold spaces and ")", so fields are counted from after its last ")".
+    const line = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SEC;
   } catch {
     return NaN;
@@ -128,11 +129,12 @@ export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUN
     return running.map(({ name, rounds: measured }) => {
       const middle = Math.floor(measured.length / 2);
       const median = [...measured].sort((a, b) => a.reqPerSec - b.reqPerSec)[middle];
-      const cpu = measured.map((row) => row.cpuUsPerReq).sort((a, b) => a - b)[middle];
+      const cpuRounds = measured.map((row) => row.cpuUsPerReq).filter(Number.isFinite).sort((a, b) => a - b);
+      const cpu = cpuRounds[Math.floor(cpuRounds.length / 2)];
       return {
         name,
         ...median,
-        cpuUsPerReq: Number.isFinite(cpu) ? Math.round(cpu) : "n/a",
+        cpuUsPerReq: cpu === undefined ? "n/a" : Math.round(cpu),
         "rounds (req/s)": measured.map((row) => row.reqPerSec).join(" "),
       };
     });

@@ -10,6 +10,7 @@ import type { Response } from "undici";
 import { AllowList } from "./allow-list.js";
 import { PinnedAgents } from "./pinned-agents.js";
 import { deadline, fetchPinned, untilAborted, type SafeFetchInit } from "./safe-fetch.js";
+import { loadUndici } from "./undici-client.js";
 import { validateTarget, type ResolvedAddress, type Resolver } from "./validate-url.js";
 
 export interface OutboundGuardOptions {
@@ -68,7 +69,11 @@ class Guard {
     const timeoutMs = init.timeoutMs === undefined ? this.#timeoutMs : checkTimeout(init.timeoutMs, "init.timeoutMs");
     const signal = deadline(init.signal, timeoutMs);
     signal.throwIfAborted(); // a caller that already gave up costs no DNS lookup
+    // The first call loads undici while DNS answers, instead of after it.
+    const undici = loadUndici();
+    undici.catch(() => {}); // a failed load is reported by the await below, not as unhandled
     const target = await untilAborted(validateTarget(url, this.#resolve, this.#allow), signal);
+    await untilAborted(undici, signal);
     return fetchPinned(target, init, signal, this.#agents);
   }
 

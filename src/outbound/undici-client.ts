@@ -1,7 +1,7 @@
 /**
  * undici's fetch and Agent, loaded by the first outbound call rather than at start. Most
- * apps never call `safeFetch`, and undici's index costs about 9 MB of resident memory in
- * every process (the proxy needs only undici's Pool: src/proxy/undici-pool.ts).
+ * apps never call `safeFetch`, and undici's index costs about 7 MB of resident memory more
+ * than the Pool the proxy needs (src/proxy/undici-pool.ts).
  */
 type Undici = typeof import("undici");
 

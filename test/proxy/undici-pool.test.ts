@@ -1,5 +1,5 @@
 // The proxy loads undici's Pool alone, not undici's index (src/proxy/undici-pool.ts), and
-// the outbound guard loads the index on its first call: about 9 MB of resident memory a
+// the outbound guard loads the index on its first call: about 7 MB of resident memory a
 // server that never calls safeFetch does not pay.
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
