@@ -70,11 +70,11 @@ class Guard {
     const signal = deadline(init.signal, timeoutMs);
     signal.throwIfAborted(); // a caller that already gave up costs no DNS lookup
     // The first call loads undici while DNS answers, instead of after it.
-    const undici = loadUndici();
-    undici.catch(() => {}); // a failed load is reported by the await below, not as unhandled
+    const loading = loadUndici();
+    loading.catch(() => {}); // a failed load is reported by the await below, not as unhandled
     const target = await untilAborted(validateTarget(url, this.#resolve, this.#allow), signal);
-    await untilAborted(undici, signal);
-    return fetchPinned(target, init, signal, this.#agents);
+    const undici = await untilAborted(loading, signal);
+    return fetchPinned(undici, target, init, signal, this.#agents);
   }
 
   close(): Promise<void> {

@@ -1,7 +1,6 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
 import type { Agent } from "undici";
-import { loadUndici } from "./undici-client.js";
 import type { ResolvedAddress } from "./validate-url.js";
 
 /*
@@ -27,15 +26,14 @@ const MAX_AGENTS = 64;
 export class PinnedAgents {
   readonly #agents = new Map<string, Agent>();
 
-  /** The Agent for `origin` that connects only to `addresses` (non-empty). */
-  async get(url: URL, addresses: readonly ResolvedAddress[]): Promise<Agent> {
-    const { Agent } = await loadUndici();
+  /** The Agent for `origin` that connects only to `addresses` (non-empty); `AgentClass` is undici's, once loaded. */
+  get(AgentClass: typeof Agent, url: URL, addresses: readonly ResolvedAddress[]): Agent {
     const key = `${url.origin} ${addresses.map((a) => a.address).sort().join(",")}`;
     let agent = this.#agents.get(key);
     if (agent !== undefined) {
       this.#agents.delete(key); // re-inserted below: most recently used goes last
     } else {
-      agent = new Agent({ connect: { lookup: pinnedLookup(url.hostname, addresses) } });
+      agent = new AgentClass({ connect: { lookup: pinnedLookup(url.hostname, addresses) } });
     }
     this.#agents.set(key, agent);
     this.#evict();

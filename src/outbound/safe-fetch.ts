@@ -1,7 +1,7 @@
 import type { BodyInit, HeadersInit, RequestInit, Response } from "undici";
 import { SsrfRedirectError } from "./errors.js";
 import type { PinnedAgents } from "./pinned-agents.js";
-import { loadUndici } from "./undici-client.js";
+import type { Undici } from "./undici-client.js";
 import type { ValidatedTarget } from "./validate-url.js";
 
 /**
@@ -42,12 +42,12 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
 
 /** Fetches a validated target over an Agent pinned to its validated addresses. */
 export async function fetchPinned(
+  undici: Undici,
   target: ValidatedTarget,
   init: SafeFetchInit,
   signal: AbortSignal,
   agents: PinnedAgents,
 ): Promise<Response> {
-  const { fetch } = await loadUndici();
   const request: RequestInit = {
     method: init.method ?? "GET",
     headers: init.headers,
@@ -56,12 +56,12 @@ export async function fetchPinned(
     // Redirects are answered, never followed: the Location could name any host,
     // and following it would skip validation (the classic SSRF bypass).
     redirect: "manual",
-    dispatcher: await agents.get(target.url, target.addresses),
+    dispatcher: agents.get(undici.Agent, target.url, target.addresses),
   };
   // fetch insists on `duplex: "half"` for streamed request bodies.
   if (isStream(init.body)) request.duplex = "half";
 
-  const response = await fetch(target.url.href, request);
+  const response = await undici.fetch(target.url.href, request);
   if (response.status >= 300 && response.status <= 399) {
     // Release the socket before refusing, so the pool does not keep an unread body.
     await response.body?.cancel().catch(() => {});

@@ -3,7 +3,7 @@
  * apps never call `safeFetch`, and undici's index costs about 7 MB of resident memory more
  * than the Pool the proxy needs (src/proxy/undici-pool.ts).
  */
-type Undici = typeof import("undici");
+export type Undici = typeof import("undici");
 
 let loading: Promise<Undici> | undefined;
 
