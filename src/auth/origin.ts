@@ -1,5 +1,5 @@
 /**
- * Origin check for session-bound calls (beyond the spec; README "Cross-origin calls").
+ * Origin check for session-bound calls (README "Cross-origin calls").
  * SameSite=Lax already keeps the cookie off cross-site POSTs in current browsers; this
  * refuses the call outright when the browser says it came from elsewhere, which also
  * covers same-site sibling origins and older browsers.

@@ -1,7 +1,7 @@
 /**
- * RPC verifier contexts (SPEC "Authentication / RPC"): which `rpcVerifiers` entry applies
- * to a call, and running its verifiers in `all` or `any` mode. Session and CSRF are not
- * verifiers; they run earlier in the request path.
+ * RPC verifier contexts (README "Exposing a method: authentication"): which
+ * `rpcVerifiers` entry applies to a call, and running its verifiers in `all` or `any`
+ * mode. Session and CSRF are not verifiers; they run earlier in the request path.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { VerifierContext } from "../config/schema.js";

@@ -25,7 +25,7 @@ export function readSessionCookie(headers: IncomingHttpHeaders): string | undefi
   return undefined;
 }
 
-/** The Set-Cookie value for a new session (CONTRACT section 4). */
+/** The Set-Cookie value for a new session: HttpOnly, SameSite=Lax, Path=/, Secure on https. */
 export function sessionSetCookie(token: string, maxAgeSec: number, secure: boolean): string {
   return `${PREFIX}${token}; Max-Age=${maxAgeSec}; Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 }

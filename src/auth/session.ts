@@ -1,5 +1,6 @@
 /**
- * Stateless viewer sessions (CONTRACT section 4): `v1.<id>.<expiresAtSec>.<mac>` where
+ * Stateless viewer sessions (README "Exposing a method: authentication"):
+ * `v1.<id>.<expiresAtSec>.<mac>` where
  * mac = HMAC-SHA256(secret, "session:v1.<id>.<expiresAtSec>"). Any process holding the
  * same secret accepts the token, so cluster workers and several hosts share sessions
  * without a store. The CSRF token is HMAC(secret, "csrf:<id>"): it needs no storage either

@@ -7,6 +7,7 @@ import { StartupError } from "../errors/http-error.js";
 import { stopOnSignals } from "../cluster/shutdown.js";
 import { createServer, type AppServer } from "../server/create-server.js";
 import { USAGE, readCliOptions } from "./options.js";
+import { packageVersion } from "./version.js";
 
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<void> {
   let server: AppServer;
@@ -14,6 +15,10 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     const options = readCliOptions(argv, env);
     if (options === "help") {
       process.stdout.write(USAGE + "\n");
+      return;
+    }
+    if (options === "version") {
+      process.stdout.write(packageVersion() + "\n");
       return;
     }
     server = await createServer({ ...options, env });

@@ -1,5 +1,5 @@
 /**
- * Command-line flags and their environment twins (CONTRACT section 1). A flag wins over
+ * Command-line flags and their environment twins (README "Your own app"). A flag wins over
  * its variable.
  */
 import { parseArgs } from "node:util";
@@ -13,15 +13,16 @@ export interface CliOptions {
   dev: boolean;
 }
 
-export const USAGE = `usage: node index.js [--port N] [--host H] [--root DIR] [--config FILE] [--dev]
+export const USAGE = `usage: node index.js [--port N] [--host H] [--root DIR] [--config FILE] [--dev] [--version]
 
   --port N       port to listen on (APP_PORT, default 8080)
   --host H       address to bind (APP_HOST, default 127.0.0.1)
   --root DIR     the app root with public/, plugins/, modules/ (APP_ROOT, default: the bundled demo)
   --config FILE  config file (APP_CONFIG, default <root>/app.config.json when it exists)
-  --dev          dev mode: dev routes, pretty logs, reload of edited server files (APP_DEV_MODE=1)`;
+  --dev          dev mode: dev routes, pretty logs, reload of edited server files (APP_DEV_MODE=1)
+  --version      print the version and exit`;
 
-export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions | "help" {
+export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions | "help" | "version" {
   let parsed;
   try {
     parsed = parseArgs({
@@ -33,6 +34,7 @@ export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptio
         config: { type: "string" },
         dev: { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        version: { type: "boolean" },
       },
       strict: true,
       allowPositionals: false,
@@ -42,6 +44,8 @@ export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptio
   }
   const values = parsed.values;
   if (values.help) return "help";
+  // Before the port and environment checks: asking for the version never fails on them.
+  if (values.version) return "version";
   const portText = values.port ?? env.APP_PORT ?? "8080";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {

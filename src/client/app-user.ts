@@ -1,6 +1,6 @@
 /**
- * AppUser: the page's in-memory secret store and event source (SPEC "Auth handler
- * shape", CONTRACT section 9). A login client stores tokens with `setSecret`; every
+ * AppUser: the page's in-memory secret store and event source (docs/browser-client.md
+ * "The 401 refresh flow"). A login client stores tokens with `setSecret`; every
  * HttpClient reads them with `getSecret` and, on a 401, raises `requestSecretUpdate`
  * here and waits for the `secret-updated` that the next `setSecret` raises.
  *
@@ -67,18 +67,21 @@ export class AppUser implements SecretStore {
   /**
    * Calls the handlers of `name` synchronously, in the order they were added. A handler
    * that throws is reported (like an uncaught error) without stopping the others, so
-   * one broken listener cannot block a token refresh.
+   * one broken listener cannot block a token refresh. Returns how many handlers it
+   * called, so that a 401 with nobody to refresh the secret does not wait for one.
    */
-  raiseEvent(name: string, payload?: unknown): void {
+  raiseEvent(name: string, payload?: unknown): number {
     const handlers = this.#handlers.get(name);
-    if (handlers === undefined) return;
-    for (const handler of [...handlers]) {
+    if (handlers === undefined) return 0;
+    const called = [...handlers];
+    for (const handler of called) {
       try {
         handler(payload);
       } catch (error) {
         report(error);
       }
     }
+    return called.length;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * Auth headers from stored secrets (SPEC "Auth handler shape", "Authentication /
- * Client"): for each type in order, read the secret, call the handler for that type
- * (the client's own first, then the global registry) and merge what it returns.
+ * Auth headers from stored secrets (docs/browser-client.md "Auth handlers"): for each
+ * type in order, read the secret, call the handler for that type (the client's own first,
+ * then the global registry) and merge what it returns.
  *
  * The registry is a Map, so user-chosen names such as `__proto__` or `toString` are
  * plain names and never resolve to something inherited; per-client handler objects are

@@ -1,7 +1,8 @@
 /**
- * The 401 refresh (SPEC "Events", CONTRACT section 9): raise `requestSecretUpdate` with
- * `{ type, contextId }` on the secret store for each auth type, then wait for the
- * `secret-updated` that the login client's `setSecret` raises.
+ * The 401 refresh (docs/browser-client.md, "The 401 refresh flow"): raise
+ * `requestSecretUpdate` with `{ type, contextId }` on the secret store for each auth
+ * type, then wait for the `secret-updated` that the login client's `setSecret` raises,
+ * but only when someone listened to the request.
  *
  * Refreshes are shared per store, context and type: ten requests failing together with
  * an expired token make the login client refresh once, not ten times.
@@ -91,6 +92,9 @@ function sharedRefresh(store: EventStore, type: string, contextId: string | unde
   }
   // Listen first: a login client may answer synchronously inside raiseEvent.
   store.addHandler(APP_USER_EVENTS.secretUpdated, onUpdate);
-  store.raiseEvent(APP_USER_EVENTS.requestSecretUpdate, { type, contextId });
+  const listeners = store.raiseEvent(APP_USER_EVENTS.requestSecretUpdate, { type, contextId });
+  // Nobody was asked for a new secret, so none will come: waiting would only delay the
+  // 401. A store that does not say how many listened (undefined) gets the full wait.
+  if (listeners === 0) finish(false);
   return refresh;
 }

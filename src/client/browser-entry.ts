@@ -1,9 +1,10 @@
 /**
- * /__app/client.js: installs the browser library on `window` for pages without a
- * bundler (CONTRACT section 3). `window.AppUser` is the page's secret store instance,
- * as the SPEC uses it (`AppUser.setSecret(...)`); the class is `window.AppUserStore`.
- * TimeoutError and ResponseParseError are not made globals (a page may have its own
- * names); tell them apart by `err.name` or `err.code`, or import them from the ESM entry.
+ * /__app/client.js: installs the browser library on `window` for pages without a bundler
+ * (README "Calling the server from the browser"). `window.AppUser` is the page's secret
+ * store instance, as pages use it (`AppUser.setSecret(...)`); the class is
+ * `window.AppUserStore`. TimeoutError and ResponseParseError are not made globals (a page
+ * may have its own names); tell them apart by `err.name` or `err.code`, or import them
+ * from the ESM entry.
  */
 import { AppElement } from "./app-element.js";
 import { AppUser, appUser } from "./app-user.js";

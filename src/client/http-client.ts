@@ -1,7 +1,6 @@
 /**
- * HttpClient: the standard way to call the server from the browser (SPEC "HttpClient
- * options", "HttpClient request options", "Proxy", "Authentication / Client";
- * CONTRACT section 9). It builds the URL (plain or through `/proxy/<alias>`), adds the
+ * HttpClient: the standard way to call the server from the browser (docs/browser-client.md
+ * "`HttpClient`"). It builds the URL (plain or through `/proxy/<alias>`), adds the
  * CSRF header on same-origin calls and auth headers from stored secrets, retries what
  * is safe to retry, and on a 401 asks the login client for a fresh secret once.
  *

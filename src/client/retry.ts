@@ -1,10 +1,13 @@
 /**
- * When and how long HttpClient waits before trying again (CONTRACT section 9):
- * 429 and 5xx, exponential backoff with full jitter (base 300 ms, factor 2, cap 10 s),
- * `Retry-After` in seconds or HTTP-date form capped at 60 s. POST and PATCH are retried
- * only on 429 and 503, the answers that say the server did not run them; network errors
- * only for idempotent methods, where sending twice is harmless.
+ * When and how long HttpClient waits before trying again (docs/browser-client.md,
+ * "Retries and timeouts"): 429 and 5xx, exponential backoff with full jitter (base
+ * 300 ms, factor 2, cap 10 s), `Retry-After` in seconds or HTTP-date form capped at
+ * 60 s. POST and PATCH are retried only on 429 and 503, the answers that say the server
+ * did not run them; network errors only for idempotent methods, where sending twice is
+ * harmless.
  */
+
+import { parseHttpDate } from "./http-date.js";
 
 export const BACKOFF_BASE_MS = 300;
 export const BACKOFF_FACTOR = 2;
@@ -31,16 +34,17 @@ export function backoffDelay(retryIndex: number, random: () => number): number {
 }
 
 /**
- * The wait a `Retry-After` header asks for, in ms, or undefined when it is absent or
- * unreadable (the caller then falls back to backoff). A date in the past means now.
+ * The wait a `Retry-After` header asks for, in ms, or undefined when it is absent or not
+ * a valid value (the caller then falls back to backoff). Valid values are delay-seconds
+ * (digits only: `-1`, `1.5`, `+5`, `1e3` are not) and HTTP-dates; `0` or a date in the
+ * past means now. A value the server did not mean as a wait must not become "at once".
  */
 export function retryAfterDelay(header: string | null, now: number): number | undefined {
   if (header === null) return undefined;
   const value = header.trim();
-  if (value === "") return undefined;
   if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_CAP_MS);
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
+  const date = parseHttpDate(value, now);
+  if (date === undefined) return undefined;
   return Math.min(Math.max(date - now, 0), RETRY_AFTER_CAP_MS);
 }
 

@@ -1,7 +1,8 @@
 /**
- * One RPC call (SPEC "RPC", CONTRACT section 5): POST `/__rpc/<kind>/<id>/<method>`
- * with `{ args, viewerId?, contextId? }`, resolving to `result`. An error answer rejects
- * with the HttpError the transport raised, which carries `status`, `code`, `details`.
+ * One RPC call (docs/browser-client.md "RPC calls with `xserver`"): POST
+ * `/__rpc/<kind>/<id>/<method>` with `{ args, viewerId?, contextId? }`, resolving to
+ * `result`. An error answer rejects with the HttpError the transport raised, which
+ * carries `status`, `code`, `details`.
  *
  * Also the Proxy that turns property names into methods. It hands back nothing for
  * `then` (so `await xserver.module.x` does not call a method named "then"), `toJSON`,

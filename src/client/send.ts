@@ -1,7 +1,7 @@
 /**
- * One request pass: attempts with a per-attempt timeout, retried per CONTRACT section 9.
- * Each attempt reads the whole body before its timer stops, so a server that sends
- * headers and then stalls still times out.
+ * One request pass: attempts with a per-attempt timeout, retried as
+ * docs/browser-client.md "Retries and timeouts" says. Each attempt reads the whole body
+ * before its timer stops, so a server that sends headers and then stalls still times out.
  */
 import { readErrorBody, readSuccessBody } from "./body.js";
 import { httpErrorFrom, TimeoutError, type HttpError } from "./errors.js";

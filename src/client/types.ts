@@ -1,6 +1,6 @@
 /**
- * The public shapes of the browser client: HttpClient options (SPEC "HttpClient options"
- * and "HttpClient request options"), the auth handler (SPEC "Auth handler shape") and
+ * The public shapes of the browser client: HttpClient options (docs/browser-client.md
+ * "Constructor options" and "Request options"), the auth handler ("Auth handlers") and
  * the secret store that AppUser implements.
  */
 
@@ -12,7 +12,7 @@ export type QueryScalar = string | number | boolean | bigint | Date | null | und
 /** Arrays become repeated keys (`?tag=a&tag=b`); null and undefined values are skipped. */
 export type QueryParams = Record<string, QueryScalar | readonly QueryScalar[]>;
 
-/** What an auth handler receives (SPEC "Auth handler shape"). */
+/** What an auth handler receives (docs/browser-client.md "Auth handlers"). */
 export interface AuthHandlerInput {
   secret: string;
   type: string;
@@ -49,7 +49,11 @@ export interface SecretStore {
   setSecret(value: string, type: string, contextId?: string): void;
   addHandler?(name: string, handler: (payload: unknown) => void): void;
   removeHandler?(name: string, handler: (payload: unknown) => void): void;
-  raiseEvent?(name: string, payload?: unknown): void;
+  /**
+   * Returning the number of handlers called lets a 401 that nobody listens for reject at
+   * once; a store that returns nothing makes it wait up to `auth.refreshTimeoutMs`.
+   */
+  raiseEvent?(name: string, payload?: unknown): number | void;
 }
 
 export interface HttpClientOptions {
@@ -62,7 +66,7 @@ export interface HttpClientOptions {
   secretStore?: SecretStore;
   /** Per-attempt timeout in ms; default 30000; 0 disables it. */
   timeoutMs?: number;
-  /** Retries on 429 and 5xx (see CONTRACT section 9); default 3; 0 disables. */
+  /** Retries on 429 and 5xx (docs/browser-client.md "Retries and timeouts"); default 3; 0 disables. */
   maxRetries?: number;
 }
 

@@ -1,6 +1,6 @@
 /**
- * `window.xserver` (SPEC "Browser-side calls", "Dev-mode routes"; CONTRACT sections 5
- * and 9): `xserver.module[id].method(input)`, `xserver.plugin[id].method(input)` and the
+ * `window.xserver` (docs/browser-client.md "RPC calls with `xserver`", "Dev-mode
+ * routes"): `xserver.module[id].method(input)`, `xserver.plugin[id].method(input)` and the
  * dev-mode `xserver.server.core.getStatus/getLogs` (with the `server.dev.getLogs` alias).
  */
 import { checkTransport, getAppHttpClient, setAppHttpClient, type RpcTransport } from "./app-context.js";
@@ -35,7 +35,7 @@ export interface XServer {
       readonly getStatus: ServerCall<unknown, unknown>;
       readonly getLogs: ServerCall<LogsPayload, LogsAnswer>;
     };
-    /** Compatibility alias of `server.core` for `getLogs` (SPEC "Versioning"). */
+    /** Compatibility alias of `server.core` for `getLogs` (README "Dev mode"). */
     readonly dev: { readonly getLogs: ServerCall<LogsPayload, LogsAnswer> };
   };
   /** The transport; assignable. The global xserver shares it with every AppElement. */

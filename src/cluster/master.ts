@@ -17,6 +17,7 @@ import cluster from "node:cluster";
 import { resolve } from "node:path";
 import { sessionSecretFrom } from "../auth/session.js";
 import { readCliOptions } from "../cli/options.js";
+import { packageVersion } from "../cli/version.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import { StartupError } from "../errors/http-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
@@ -45,6 +46,10 @@ export async function runMaster(argv: string[], env: NodeJS.ProcessEnv): Promise
     const options = readCliOptions(argv, env);
     if (options === "help") {
       process.stdout.write(CLUSTER_USAGE + "\n");
+      return;
+    }
+    if (options === "version") {
+      process.stdout.write(packageVersion() + "\n");
       return;
     }
     const workers = readWorkerCount(env);

@@ -1,8 +1,8 @@
 /**
  * Graceful shutdown of one server process, shared by `index.js` and each cluster worker
- * (CONTRACT section 1): on SIGTERM or SIGINT stop accepting connections, let the calls and
- * proxied streams under way finish within `server.shutdownTimeoutMs`, release the isolation
- * pool, exit 0.
+ * (docs/deployment.md "Graceful shutdown"): on SIGTERM or SIGINT stop accepting
+ * connections, let the calls and proxied streams under way finish within
+ * `server.shutdownTimeoutMs`, release the isolation pool, exit 0.
  */
 import type { AppServer } from "../server/create-server.js";
 

@@ -15,7 +15,8 @@ export async function runWorker(argv: string[], env: NodeJS.ProcessEnv): Promise
   let server: AppServer;
   try {
     const options = readCliOptions(argv, env);
-    if (options === "help") return;
+    // The master answers these itself and never forks; a worker has nothing to serve.
+    if (options === "help" || options === "version") return;
     // `--port 0` too: node:cluster gives every worker, replacements included, the port the
     // first one got, as long as one worker holds it.
     server = await createServer({ ...options, env, cluster: link });

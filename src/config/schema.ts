@@ -1,5 +1,5 @@
 /**
- * The shape of app.config.json (CONTRACT section 8), validated once at start.
+ * The shape of app.config.json (README "Configuration"), validated once at start.
  * Objects are strict so that a misspelt key is an error naming its path rather than a
  * setting silently ignored. Verifier settings stay open: custom verifiers define their own.
  */
@@ -46,6 +46,8 @@ const isolationSchema = z.strictObject({
   maxOldGenerationSizeMb: positiveInt.optional(),
   maxYoungGenerationSizeMb: positiveInt.optional(),
   stackSizeMb: positiveInt.optional(),
+  /** After a timeout, how long a method has to settle once its signal fired before its worker is terminated. */
+  abortGraceMs: nonNegativeInt.optional(),
 });
 
 export const rpcDefaultsSchema = z.strictObject({

@@ -4,7 +4,7 @@ const REFERENCE = /<%\s*([A-Za-z_][A-Za-z0-9_]*)\s*%>/g;
 
 /**
  * Replaces `<% NAME %>` in every string value with the environment variable NAME
- * (CONTRACT section 8). An unset variable is a startup error naming the key path, so a
+ * (README "Configuration"). An unset variable is a startup error naming the key path, so a
  * deployment never runs with an empty API key in an upstream header. Every substituted
  * value is collected into `substituted`, the set of values the logger masks.
  */

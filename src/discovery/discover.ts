@@ -8,6 +8,7 @@ import type { Logger } from "../log/logger.js";
 import { importServerFile } from "./import-server-file.js";
 import { loadTarget } from "./load-target.js";
 import { Registry } from "./registry.js";
+import type { ServerOnlyFiles } from "./server-only-files.js";
 import { scanRoot, type FoundItem } from "./scan.js";
 
 /** What a boot hook's `register(api)` receives. */
@@ -26,11 +27,14 @@ export interface DiscoverOptions {
   root: string;
   config: ResolvedConfig;
   log: Logger;
+  /** Filled with what every server file and boot hook imports, so that none of it is served. */
+  serverOnlyFiles: ServerOnlyFiles;
   bootApi(item: FoundItem): BootApi;
 }
 
 export async function discover(options: DiscoverOptions): Promise<Registry> {
   const items = await scanRoot(options.root);
+  await Promise.all(items.map((item) => options.serverOnlyFiles.track(item.dir, item.bootHook ? [item.bootHook, ...item.serverFiles] : item.serverFiles)));
   for (const item of items) {
     if (item.bootHook) await runBootHook(item.bootHook, options.bootApi(item));
   }

@@ -1,5 +1,5 @@
 /**
- * Finds plugins, modules and their server files below the app root (CONTRACT section 2).
+ * Finds plugins, modules and their server files below the app root (README "Server methods").
  * Runs once at start. `node_modules` and dot-folders are never entered.
  */
 import { readdir } from "node:fs/promises";

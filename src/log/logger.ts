@@ -6,7 +6,7 @@
 import { pino, type DestinationStream, type Logger } from "pino";
 import { createRequire } from "node:module";
 import type PinoPretty from "pino-pretty";
-import { createSecretMasker } from "./mask-secrets.js";
+import { createSecretMasker, type SecretMask } from "./mask-secrets.js";
 import { LogRingBuffer } from "./ring-buffer.js";
 
 export type { Logger };
@@ -25,6 +25,8 @@ export interface LoggerOptions {
 export interface AppLogger {
   logger: Logger;
   ringBuffer: LogRingBuffer | null;
+  /** The masker the log lines go through, for answers that may echo a secret; null with no secret to mask. */
+  maskSecrets: SecretMask | null;
 }
 
 const REDACTED_HEADERS = ["authorization", "cookie", "x-app-csrf", "proxy-authorization", "set-cookie"];
@@ -53,7 +55,7 @@ export function createLogger(options: LoggerOptions): AppLogger {
     },
     destination,
   );
-  return { logger, ringBuffer };
+  return { logger, ringBuffer, maskSecrets: masker };
 }
 
 /** How long a line may wait in the batch before it is written. */

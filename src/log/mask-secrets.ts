@@ -9,7 +9,9 @@
 export const MIN_SECRET_LENGTH = 6;
 const REDACTED = "[Redacted]";
 
-type Mask = (line: string) => string;
+/** Masks every configured secret in a JSON text (a log line or an answer body). */
+export type SecretMask = (line: string) => string;
+type Mask = SecretMask;
 
 export function createSecretMasker(secrets: readonly string[]): Mask | null {
   const masks: Mask[] = [];
@@ -47,4 +49,46 @@ function numberMask(secret: string): Mask {
           return bareNumber ? `"${REDACTED}"` : REDACTED;
         })
       : line;
+}
+
+/**
+ * Masks an error answer's JSON body with the log's masker, so that a client never reads a
+ * secret the log would hide (README "Logs"). Costs a few `includes` when no secret is in
+ * the body. A secret that holds JSON punctuation could leave the masked text invalid: the
+ * body's values are then masked one by one, and a value that still cannot be masked
+ * cleanly is replaced whole.
+ */
+export function maskJsonAnswer(json: string, mask: SecretMask): string {
+  const masked = mask(json);
+  if (masked === json) return json;
+  try {
+    JSON.parse(masked);
+    return masked;
+  } catch {
+    return JSON.stringify(maskValue(JSON.parse(json), mask));
+  }
+}
+
+function maskValue(value: unknown, mask: SecretMask): unknown {
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, mask));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty: a key such as `__proto__` stays a plain own key.
+      Object.defineProperty(out, String(maskScalar(key, mask)), { value: maskValue(item, mask), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return typeof value === "string" || typeof value === "number" ? maskScalar(value, mask) : value;
+}
+
+function maskScalar(value: string | number, mask: SecretMask): unknown {
+  const json = JSON.stringify(value);
+  const masked = mask(json);
+  if (masked === json) return value;
+  try {
+    return JSON.parse(masked) as unknown;
+  } catch {
+    return REDACTED;
+  }
 }

@@ -30,8 +30,13 @@ export class LogRingBuffer {
       return;
     }
     const level = typeof record.level === "number" ? (LEVELS[record.level] ?? String(record.level)) : "info";
+    // `id` is the entry's sequence number (paging relies on it); the logged event's own
+    // `id` (the plugin or module id of rpc.* events and ctx.log lines) moves to `itemId`,
+    // the name ctx gives it, unless the event already has an `itemId` of its own.
+    const { id: itemId, ...fields } = record;
     const entry: LogEntry = {
-      ...record,
+      ...fields,
+      ...(itemId !== undefined && !("itemId" in fields) ? { itemId } : {}),
       id: this.#nextId++,
       // A method may log its own `time` field, which pino writes last: keep only a real date.
       time: typeof record.time === "number" && Number.isFinite(new Date(record.time).getTime()) ? record.time : Date.now(),

@@ -4,7 +4,8 @@
  * `Authorization: Bearer <token>`, compared in constant time; anything else answers 401
  * `METRICS_UNAUTHORIZED`. In a cluster worker the answer is the master's aggregate over
  * every worker, so a scrape through the shared port sees the whole cluster, not one process.
- * May import auth/, errors/, rpc/ and server/ types, and the cluster hooks' types.
+ * May import auth/, errors/, rpc/ and server/ types, server/lingering-close, and the cluster
+ * hooks' types.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { safeEqual } from "../auth/session.js";
@@ -12,6 +13,7 @@ import type { ClusterHooks } from "../cluster/hooks.js";
 import { errorOf, type RpcError } from "../errors/http-error.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
 import type { ServerCore } from "../server/core.js";
+import { closeWhenBodyIgnored } from "../server/lingering-close.js";
 import type { InFlightCounter } from "./in-flight.js";
 
 export const METRICS_PATH = "/metrics";
@@ -38,6 +40,7 @@ export async function metricsRoutes(app: FastifyInstance, options: MetricsRouteO
   core.proxyEventListeners.push(metrics.onProxyEvent);
   cluster?.serveMetrics(() => metrics.registry.getMetricsAsJSON());
 
+  closeWhenBodyIgnored(app);
   const token = core.config.metrics.token;
   const expected = token ? `Bearer ${token}` : null;
 

@@ -1,7 +1,7 @@
 /**
- * Start-up checks of `server.secure.proxies` (CONTRACT section 6): run once boot hooks
- * have registered their verifiers, so every mistake stops the start with a message
- * naming the key instead of answering 500 at the first request.
+ * Start-up checks of `server.secure.proxies` (docs/proxy.md "Configuration"): run once
+ * boot hooks have registered their verifiers, so every mistake stops the start with a
+ * message naming the key instead of answering 500 at the first request.
  */
 import { validateHeaderName, validateHeaderValue } from "node:http";
 import type { ResolvedConfig } from "../config/resolve.js";

@@ -11,6 +11,7 @@ import type { Dispatcher } from "undici";
 import type { ProxyConfig } from "../config/schema.js";
 import { DEFAULT_TIMEOUT_MS } from "../config/resolve.js";
 import { clientResponseHeaders } from "./headers.js";
+import { closeWhenIdle } from "./idle-watch.js";
 import { parseBaseUrl, type UpstreamBase } from "./target.js";
 import { Pool } from "./undici-pool.js";
 import { proxyAuthEnabled } from "./verifiers.js";
@@ -110,11 +111,9 @@ export function forward(request: ForwardRequest): void {
   const headers = request.headers;
   const body = hasBody(req) ? req : null;
   if (!body) delete headers["content-length"];
-  const socket = req.socket;
-  const onIdle = () => socket.destroy();
-  socket.setTimeout(upstream.timeoutMs * 2 + 1000, onIdle);
+  const stopWatching = closeWhenIdle(req.socket, upstream.timeoutMs * 2 + 1000);
   const handler = new ForwardHandler(request.res, (outcome) => {
-    socket.setTimeout(0, onIdle);
+    stopWatching();
     request.done(outcome);
   });
   try {

@@ -1,5 +1,5 @@
 /**
- * Which headers cross the proxy (CONTRACT section 6). Hop-by-hop headers describe one
+ * Which headers cross the proxy (docs/proxy.md "Headers"). Hop-by-hop headers describe one
  * connection and must not be replayed on another (RFC 9110 section 7.6.1); the session
  * cookie and CSRF token belong to this server and must never reach an upstream; an
  * upstream's `Set-Cookie` would land on this server's origin and is dropped.

@@ -1,10 +1,10 @@
 /**
- * The proxy: `/proxy/<alias>/<path>?<query>` (CONTRACT section 6). The first failing
+ * The proxy: `/proxy/<alias>/<path>?<query>` (docs/proxy.md). The first failing
  * check answers, in this order:
  *   method → session → CSRF → alias → path → verifiers → forward (502 / 504)
  * and every request logs exactly one event: `proxy.complete`, `proxy.error` or
- * `proxy.rejected`. May import auth/, config/, errors/ and server/core types; nothing
- * from rpc/ or runtime/.
+ * `proxy.rejected`. May import auth/, config/, errors/, server/core types and
+ * server/lingering-close; nothing from rpc/ or runtime/.
  */
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -12,6 +12,7 @@ import { readSessionCookie } from "../auth/session-cookie.js";
 import { errorOf, type RpcError } from "../errors/http-error.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { ServerCore } from "../server/core.js";
+import { closeAfterAnswer } from "../server/lingering-close.js";
 import { ClientGoneError, Upstreams, forward, type ForwardOutcome } from "./forward.js";
 import { applyStaticHeaders, upstreamRequestHeaders } from "./headers.js";
 import { SessionCheck } from "../auth/session-cache.js";
@@ -81,7 +82,7 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
       headers: state.headers,
       req: request.raw,
       res: reply.raw,
-      done: (outcome) => finish(reply.raw, request.raw.complete, event, outcome),
+      done: (outcome) => finish(reply.raw, event, outcome),
     });
     return reply;
   }
@@ -90,10 +91,13 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
     const error = errorOf(code);
     logEvent("proxy.rejected", event, error.status, code);
     if (code === "PROXY_METHOD_NOT_ALLOWED") reply.header("allow", ALLOW_HEADER);
+    // Refused before forwarding: an upload is never read. Node would drain it after the
+    // answer, however large; the connection closes instead, once the client has the answer.
+    closeAfterAnswer(reply.request.raw, reply.raw);
     return reply.code(error.status).header("content-type", JSON_TYPE).send(JSON.stringify(error.toJSON()));
   }
 
-  function finish(res: ServerResponse, bodyRead: boolean, event: ProxyEvent, outcome: ForwardOutcome): void {
+  function finish(res: ServerResponse, event: ProxyEvent, outcome: ForwardOutcome): void {
     if (!outcome.error) {
       logEvent("proxy.complete", event, outcome.status ?? 0);
       return;
@@ -110,7 +114,7 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
     }
     const error = errorOf(isTimeout(outcome.error) ? "PROXY_UPSTREAM_TIMEOUT" : "PROXY_UPSTREAM_ERROR");
     logEvent("proxy.error", event, error.status, error.code, reason);
-    sendJsonError(res, error, bodyRead);
+    sendJsonError(res, error);
   }
 
   function logEvent(name: string, event: ProxyEvent, status: number, code?: string, reason?: string): void {
@@ -132,15 +136,12 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
   app.route({ method: app.supportedMethods, url: "/proxy/*", handler: handle });
 }
 
-function sendJsonError(res: ServerResponse, error: RpcError, bodyRead: boolean): void {
+function sendJsonError(res: ServerResponse, error: RpcError): void {
   if (res.destroyed || res.headersSent) return;
   const body = JSON.stringify(error.toJSON());
-  res.writeHead(error.status, {
-    "content-type": JSON_TYPE,
-    "content-length": Buffer.byteLength(body),
-    // An upload nobody will read is not worth draining to keep the connection.
-    ...(bodyRead ? {} : { connection: "close" }),
-  });
+  // An upload nobody will read is not worth draining to keep the connection.
+  closeAfterAnswer(res.req, res);
+  res.writeHead(error.status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
 

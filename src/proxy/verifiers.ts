@@ -1,5 +1,5 @@
 /**
- * Proxy verifier types (SPEC "Authentication / Proxy"). A verifier is called with
+ * Proxy verifier types (docs/proxy.md "Verifiers"). A verifier is called with
  * `{ req, res, core, alias, proxyConfig, upstream }` and passes by returning true.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";

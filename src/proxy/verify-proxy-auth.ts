@@ -1,5 +1,5 @@
 /**
- * `verifyProxyAuth` (SPEC "Authentication / Proxy" item 5): runs a proxy's verifiers in
+ * `verifyProxyAuth` (docs/proxy.md "`verifyProxyAuth`"): runs a proxy's verifiers in
  * `all` or `any` mode. A verifier passes by returning exactly `true`; returning anything
  * else or throwing fails it, and the reason goes to the log, never to the client.
  */

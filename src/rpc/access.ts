@@ -1,6 +1,6 @@
 /**
- * Session, CSRF and origin: the built-in checks of the decision matrix (SPEC
- * "Authentication / RPC"), which run before the body is read. Verifiers come later,
+ * Session, CSRF and origin: the built-in checks of the decision matrix (README "Exposing
+ * a method: authentication"), which run before the body is read. Verifiers come later,
  * because the context they need is named in the body.
  */
 import type { FastifyRequest } from "fastify";

@@ -5,10 +5,12 @@
 import type { FastifyReply } from "fastify";
 import { RpcError, errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
+import { maskJsonAnswer, type SecretMask } from "../log/mask-secrets.js";
 import { ClientGoneError } from "./body.js";
 import type { RpcCall } from "./call.js";
 import { CallTimeoutError } from "../runtime/call-lifetime.js";
 import { SerializedResult } from "../runtime/serialized-result.js";
+import { closeAfterAnswer } from "../server/lingering-close.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -26,6 +28,8 @@ export interface RpcEventRecord {
 export interface AnswerOptions {
   dev: boolean;
   log: Logger;
+  /** The log's masker: an error answer may echo a method's message or details, which may quote a secret. */
+  maskSecrets: SecretMask | null;
   /** Called once per call, after its log event. */
   listeners: ReadonlyArray<(record: RpcEventRecord) => void>;
 }
@@ -51,16 +55,13 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
   // A body left unread would be drained by Node after the answer, however large it is
-  // declared: close the connection instead.
-  const req = reply.request.raw;
-  const declared = req.headers["content-length"];
-  if (!req.readableEnded && ((declared !== undefined && declared !== "0") || req.headers["transfer-encoding"] !== undefined)) {
-    reply.header("connection", "close");
-  }
+  // declared: close the connection instead, lingering so that the client reads the answer.
+  closeAfterAnswer(reply.request.raw, reply.raw);
   if (rpcError.code === "RPC_METHOD_NOT_ALLOWED") reply.header("allow", "POST");
   const retryAfterMs = rpcError.details.retryAfterMs;
   if (typeof retryAfterMs === "number") reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-  reply.code(rpcError.status).header("content-type", JSON_TYPE).send(errorBody(rpcError));
+  const body = errorBody(rpcError);
+  reply.code(rpcError.status).header("content-type", JSON_TYPE).send(options.maskSecrets ? maskJsonAnswer(body, options.maskSecrets) : body);
 }
 
 function errorBody(error: RpcError): string {

@@ -1,7 +1,8 @@
 /**
- * The bounded RPC body (CONTRACT section 5): a Content-Length over the method's
- * `maxBodyBytes` is refused before a byte is read, and a chunked body is cut off as soon as
- * it passes the limit, so a client cannot make the server buffer more than the limit.
+ * The bounded RPC body (README "Runtime protections", `maxBodyBytes`): a Content-Length
+ * over the method's `maxBodyBytes` is refused before a byte is read, and a chunked body
+ * is cut off as soon as it passes the limit, so a client cannot make the server buffer
+ * more than the limit.
  */
 import type { IncomingMessage } from "node:http";
 import sjson from "secure-json-parse";

@@ -1,6 +1,7 @@
 /**
- * The `ctx` a method receives as its first argument (CONTRACT section 2). Isolated methods
- * get the serialisable part only (`IsolatedRpcContext`), never `req`, `res` or a logger.
+ * The `ctx` a method receives as its first argument (README "Server methods"). Isolated
+ * methods get the serialisable part only (`IsolatedRpcContext`), never `req`, `res` or a
+ * logger.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../log/logger.js";

@@ -1,7 +1,7 @@
 /**
- * Method policy (SPEC "Method policy"): the `policy` export of a server file, validated at
- * start and merged with the server-wide defaults, so that the request path only reads
- * plain resolved numbers.
+ * Method policy (README "Server methods" and "Runtime protections"): the `policy` export
+ * of a server file, validated at start and merged with the server-wide defaults, so that
+ * the request path only reads plain resolved numbers.
  */
 import { z } from "zod";
 import { StartupError } from "../errors/http-error.js";

@@ -1,6 +1,6 @@
 /**
  * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
- * each step its own module, the first failing step answers (CONTRACT section 5):
+ * each step its own module, the first failing step answers (README "Error codes"):
  *   route → target → session, CSRF, origin → bounded body → verifiers
  *     → runtime (breaker → queue → executor) → answer + one log event.
  */
@@ -25,7 +25,7 @@ interface RpcParams {
 
 export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCore; runtime: RpcRuntime }): Promise<void> {
   const { core, runtime } = options;
-  const answer: AnswerOptions = { dev: core.dev, log: core.log, listeners: core.rpcEventListeners };
+  const answer: AnswerOptions = { dev: core.dev, log: core.log, maskSecrets: core.maskSecrets, listeners: core.rpcEventListeners };
   const originPolicy = { allowedOrigins: core.config.allowedOrigins, trustProxy: core.config.trustProxy };
 
   // Errors Fastify raises before the handler (a malformed Content-Type, say) are answered
@@ -65,7 +65,7 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
     try {
       if (request.method !== "POST") throw errorOf("RPC_METHOD_NOT_ALLOWED");
       const target = resolveTargetItem(core.registry, call.kind, call.id);
-      if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log);
+      if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log, core.serverOnlyFiles);
       const entry = resolveMethod(target, call.method);
       // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
       // (started over by the runtime) one for the queue wait and the method.
@@ -126,14 +126,35 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
   // (verbs Fastify does not know at all, such as PROPFIND, answer 404 NOT_FOUND).
   const everyMethod = app.supportedMethods;
   app.route<{ Params: RpcParams }>({ method: everyMethod, url: "/__rpc/:kind/:id/:method", handler: handle });
+  // Fastify's router matches a parameter of at most 100 characters (`maxParamLength`), so
+  // a longer kind, id or method name lands here: three segments are still a call, routed
+  // like any other (an unknown long name is an unknown method, a long real one runs).
   // Anything else below /__rpc/ (too few or too many segments) names no target.
   app.route({
     method: everyMethod,
     url: "/__rpc/*",
     handler: async (request, reply) => {
+      const params = callSegments(request.raw.url ?? "");
+      if (params) {
+        (request as FastifyRequest<{ Params: RpcParams }>).params = params;
+        return handle(request as FastifyRequest<{ Params: RpcParams }>, reply);
+      }
       const call = startCall(request.id, { kind: "", id: "", method: "" });
       answerError(reply, call, errorOf("RPC_UNKNOWN_TARGET"), answer);
       return reply;
     },
   });
+}
+
+/** `/__rpc/<kind>/<id>/<method>` with three non-empty segments, each decoded as the router would; else null. */
+function callSegments(url: string): RpcParams | null {
+  const query = url.indexOf("?");
+  const segments = (query === -1 ? url : url.slice(0, query)).slice("/__rpc/".length).split("/");
+  if (segments.length !== 3 || segments.includes("")) return null;
+  try {
+    const [kind, id, method] = segments.map((segment) => decodeURIComponent(segment)) as [string, string, string];
+    return { kind, id, method };
+  } catch {
+    return null;
+  }
 }

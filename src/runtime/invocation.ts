@@ -72,10 +72,9 @@ export function inlineContext(invocation: Invocation): RpcContext {
   return new InlineContext(invocation);
 }
 
-/** The serialisable part, for worker isolation (SPEC "Limits"). `signal` is re-created in the worker. */
-export function isolatedContext(invocation: Invocation): Omit<IsolatedRpcContext, "signal"> {
+/** The serialisable part, all an isolated method gets; `signal` is re-created in the worker. */
+export function isolatedContext(invocation: Invocation): Omit<IsolatedRpcContext, "signal" | "args"> {
   return {
-    args: invocation.args,
     session: invocation.session,
     user: invocation.user,
     viewerId: invocation.viewerId,

@@ -6,7 +6,9 @@ export interface IsolatedTask {
   /** The file's mtime, so a dev-mode edit is re-imported in the worker too. */
   version: number;
   method: string;
-  context: Omit<IsolatedRpcContext, "signal">;
+  context: Omit<IsolatedRpcContext, "signal" | "args">;
+  /** `ctx.args`, serialised by `packIsolatedArgs`. */
+  args: Uint8Array;
   /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker. */
   abortPort: import("node:worker_threads").MessagePort;
 }

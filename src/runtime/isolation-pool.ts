@@ -1,9 +1,10 @@
 /**
  * `isolation: "worker"`: a piscina pool of worker threads, reused across calls and kept
  * warm (`minThreads`), so an isolated call costs a message round trip, not a thread start.
- * On timeout the worker running the call is terminated (piscina does this when the task's
- * signal fires) and replaced; a worker that dies any other way answers RPC_WORKER_CRASHED
- * and the pool starts a new one.
+ * On timeout the method's `ctx.signal` fires first; a method still running after a short
+ * grace has its worker terminated (piscina does this when the task's signal fires) and
+ * replaced. A worker that dies any other way answers RPC_WORKER_CRASHED and the pool
+ * starts a new one.
  */
 import { availableParallelism } from "node:os";
 import { MessageChannel } from "node:worker_threads";
@@ -14,10 +15,15 @@ import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isola
 import { isolatedContext, type Invocation } from "./invocation.js";
 import { SerializedResult } from "./serialized-result.js";
 
+/** README "Runtime protections": long enough for an abort handler to run, short enough not to matter. */
+const DEFAULT_ABORT_GRACE_MS = 250;
+
 export class IsolationPool {
   readonly #pool: Piscina<IsolatedTask, IsolatedOutcome>;
+  readonly #abortGraceMs: number;
 
   constructor(settings: IsolationSettings, data: IsolationWorkerData) {
+    this.#abortGraceMs = settings.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
     this.#pool = new Piscina({
       filename: new URL("./isolation-worker.js", import.meta.url).href,
       minThreads: settings.minThreads ?? 1,
@@ -36,26 +42,34 @@ export class IsolationPool {
 
   /**
    * Runs one call. The call's end (timeout or client gone) fires `ctx.signal` in the
-   * worker; the timeout itself terminates the worker, also after a client left, so a
-   * stubborn method never keeps its worker past its timeout.
+   * worker; the timeout also terminates the worker, `abortGraceMs` later unless the method
+   * settled by then, and also after a client left, so a stubborn method never keeps its
+   * worker past its timeout and the grace. Terminating in the same instant as the signal
+   * left the method's abort handler no time to run. The caller's 504 does not wait for
+   * the grace: the runtime answers at the timeout.
    */
-  async run(invocation: Invocation): Promise<SerializedResult> {
+  async run(invocation: Invocation, args: Uint8Array): Promise<SerializedResult> {
     const { entry, lifetime } = invocation;
     const { port1, port2 } = new MessageChannel();
     const notify = () => port1.postMessage(1);
     const terminate = new AbortController();
-    lifetime.onTimeout((reason) => terminate.abort(reason));
+    let grace: NodeJS.Timeout | undefined;
     lifetime.onEnd(notify);
+    // The lifetime runs its end listeners (the notice above) before its timeout listeners.
+    lifetime.onTimeout((reason) => {
+      grace = setTimeout(() => terminate.abort(reason), this.#abortGraceMs);
+    });
     let outcome: IsolatedOutcome;
     try {
       outcome = await this.#pool.run(
-        { file: entry.file!, version: entry.fileVersion, method: entry.name, context: isolatedContext(invocation), abortPort: port2 },
+        { file: entry.file!, version: entry.fileVersion, method: entry.name, context: isolatedContext(invocation), args, abortPort: port2 },
         { transferList: [port2], signal: terminate.signal },
       );
     } catch (error) {
       if (terminate.signal.aborted) throw terminate.signal.reason;
       throw Object.assign(errorOf("RPC_WORKER_CRASHED"), { cause: error });
     } finally {
+      clearTimeout(grace);
       lifetime.offEnd(notify);
       port1.close();
     }

@@ -9,6 +9,7 @@ import { RpcError } from "../errors/http-error.js";
 import { SsrfBlockedError, SsrfRedirectError } from "../outbound/errors.js";
 import { configureDefaultGuard, safeFetch, validateUpstreamUrl } from "../outbound/guard.js";
 import { importServerFile } from "../discovery/import-server-file.js";
+import { unpackIsolatedArgs } from "./isolated-args.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 
 const data = workerData as IsolationWorkerData;
@@ -34,7 +35,8 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     const namespace = await importServerFile(task.file, task.version);
     const fn = namespace[task.method];
     if (typeof fn !== "function") throw new Error(`${task.file} no longer exports ${task.method}`);
-    const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, signal: controller.signal }, ...task.context.args);
+    const args = unpackIsolatedArgs(task.args);
+    const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, args, signal: controller.signal }, ...args);
     try {
       return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null" };
     } catch (error) {

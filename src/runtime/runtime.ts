@@ -14,6 +14,7 @@ import { CircuitBreakers, type CallOutcome } from "./circuit-breaker.js";
 import { ConcurrencyLimiters, type ConcurrencyLimiter } from "./concurrency.js";
 import { CallTimeoutError } from "./call-lifetime.js";
 import { runInline } from "./executor.js";
+import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
 import { SerializedResult } from "./serialized-result.js";
@@ -45,6 +46,9 @@ export class RpcRuntime {
     const breaker = policy.circuitBreaker
       ? this.#breakers.for(policy.circuitBreaker.key, policy.circuitBreaker.failureThreshold, policy.circuitBreaker.resetAfterMs)
       : null;
+    // Arguments an isolated method cannot receive are the caller's fault: refused here,
+    // before the breaker, the queue or a worker sees the call.
+    const isolatedArgs = isIsolated(entry) ? packIsolatedArgs(invocation.args) : null;
     const isTrial = breaker ? breaker.admit() : false;
     // The queue wait and the method share one whole `timeoutMs`, whatever the body took.
     lifetime.startTimeout(policy.timeoutMs);
@@ -64,7 +68,7 @@ export class RpcRuntime {
       // do not start the work.
       lifetime.throwIfEnded();
       call.phase = "run";
-      work = this.#execute(invocation);
+      work = this.#execute(invocation, isolatedArgs);
       // Serialised here, not in the answer, so that a bad result counts for the breaker.
       const result = toSerialized(await lifetime.race(work));
       breaker?.record("success", isTrial);
@@ -83,10 +87,8 @@ export class RpcRuntime {
     }
   }
 
-  #execute(invocation: Invocation): Promise<unknown> {
-    if (invocation.entry.policy.isolation === "worker" && invocation.entry.file) {
-      return this.#isolationPool().then((pool) => pool.run(invocation));
-    }
+  #execute(invocation: Invocation, isolatedArgs: Uint8Array | null): Promise<unknown> {
+    if (isolatedArgs) return this.#isolationPool().then((pool) => pool.run(invocation, isolatedArgs));
     return runInline(invocation.entry, inlineContext(invocation), invocation.args);
   }
 
@@ -120,9 +122,9 @@ export class RpcRuntime {
 }
 
 /**
- * What a call's end means for its breaker (CONTRACT section 5): 5xx errors and timeouts
- * are failures; a 4xx RpcError is the method working as meant; a departed client or a
- * call refused by a full queue proves nothing.
+ * What a call's end means for its breaker (README "Runtime protections"): 5xx errors and
+ * timeouts are failures; a 4xx RpcError is the method working as meant; a departed client
+ * or a call refused by a full queue proves nothing.
  */
 function outcomeOf(error: unknown): CallOutcome {
   if (error instanceof ClientGoneError) return "neutral";
@@ -132,6 +134,10 @@ function outcomeOf(error: unknown): CallOutcome {
     return error.status >= 500 ? "failure" : "success";
   }
   return "failure";
+}
+
+function isIsolated(entry: MethodEntry): boolean {
+  return entry.policy.isolation === "worker" && Boolean(entry.file);
 }
 
 function toSerialized(result: unknown): SerializedResult {

@@ -1,8 +1,8 @@
 /**
- * `globalThis.APP_SERVER` (CONTRACT section 7): what server files reach without importing
- * the package. Installed before any boot hook or server file loads, in the main thread
- * and in every isolation worker. The registration functions point at the server being
- * started, so a boot hook registers into the right server.
+ * `globalThis.APP_SERVER` (README "Server methods"): what server files reach without
+ * importing the package. Installed before any boot hook or server file loads, in the main
+ * thread and in every isolation worker. The registration functions point at the server
+ * being started, so a boot hook registers into the right server.
  */
 import { RpcError } from "../errors/http-error.js";
 import { SsrfBlockedError, SsrfRedirectError } from "../outbound/errors.js";

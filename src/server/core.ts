@@ -4,7 +4,9 @@
  */
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { Registry } from "../discovery/registry.js";
+import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import type { Logger } from "../log/logger.js";
+import type { SecretMask } from "../log/mask-secrets.js";
 import type { LogRingBuffer } from "../log/ring-buffer.js";
 import type { SessionSigner } from "../auth/session.js";
 import type { SessionCheck } from "../auth/session-cache.js";
@@ -28,8 +30,12 @@ export interface ServerCore {
   dev: boolean;
   config: ResolvedConfig;
   log: Logger;
+  /** Masks configured secrets in an answer body exactly as in log lines; null when there are none. */
+  maskSecrets: SecretMask | null;
   ringBuffer: LogRingBuffer | null;
   registry: Registry;
+  /** Files below plugins/ and modules/ that server code imports: never served. */
+  serverOnlyFiles: ServerOnlyFiles;
   sessions: SessionSigner;
   /** `sessions` with each cookie's checks remembered: what the request paths use. */
   sessionChecks: SessionCheck;

@@ -18,6 +18,7 @@ import type { AppConfigInput } from "../config/schema.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import { discover } from "../discovery/discover.js";
 import type { Target } from "../discovery/registry.js";
+import { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import { StartupError } from "../errors/http-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import type { ClusterHooks } from "../cluster/hooks.js";
@@ -76,7 +77,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   await checkRoot(root);
   const config = await readConfig(root, options.config, env);
   const dev = options.dev ?? env.APP_DEV_MODE === "1";
-  const { logger: log, ringBuffer } = createLogger({
+  const { logger: log, ringBuffer, maskSecrets } = createLogger({
     dev,
     destination: options.logDestination,
     level: options.logLevel ?? env.APP_LOG_LEVEL,
@@ -99,10 +100,12 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   // Built-in verifiers first, so that a boot hook may replace them.
   const builtinJwt = new BuiltinJwtVerifiers(config, env).register({ rpcVerifiers, proxyVerifiers });
 
+  const serverOnlyFiles = new ServerOnlyFiles(log);
   const registry = await discover({
     root,
     config,
     log,
+    serverOnlyFiles,
     bootApi: (item) => ({
       registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier),
       registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier),
@@ -124,8 +127,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     dev,
     config,
     log,
+    maskSecrets,
     ringBuffer,
     registry,
+    serverOnlyFiles,
     sessions,
     sessionChecks: new SessionCheck(sessions),
     rpcVerifiers,

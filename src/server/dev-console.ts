@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import type { ServerCore } from "./core.js";
+import { closeWhenBodyIgnored } from "./lingering-close.js";
 import { ensureSession, injectBootstrap } from "./viewer-page.js";
 
 export const DEV_CONSOLE_PATH = "/__app/dev";
@@ -23,6 +24,7 @@ const ASSETS = new Map([
 export async function devConsoleRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
   const { core } = options;
   if (!core.dev) return;
+  closeWhenBodyIgnored(app);
 
   app.get(DEV_CONSOLE_PATH, async (request, reply) => {
     const session = ensureSession(request, reply, core.sessions, core.config.trustProxy);

@@ -1,15 +1,31 @@
 /**
- * Maps a request path to a file below one of the served folders (CONTRACT section 3), or
+ * Maps a request path to a file below one of the served folders (README "HTTP routes"), or
  * refuses it. Decoding is done here, segment by segment, on the raw URL: a traversal
  * attempt (`..`, `%2e%2e`, encoded `/` or `\`, NUL) is refused before any path is joined.
  */
 import { join, sep } from "node:path";
 
 export type StaticLookup =
-  | { ok: true; base: string; relative: string }
+  /** `item`: `base` is a plugin's or module's folder, where server-only files are refused. */
+  | { ok: true; base: string; relative: string; item: boolean }
   | { ok: false; status: 400 | 404 };
 
 const SERVER_FILE_NAME = /\.server\./;
+/** TypeScript source is server code (browsers cannot run it). Case-insensitive: on a
+ * case-insensitive disk `X.TS` is the same file. */
+const TYPESCRIPT_SOURCE = /\.[cm]?ts$/i;
+const SERVER_DATA_NAMES = new Set(["server.json", "package.json", "package-lock.json", "tsconfig.json"]);
+
+/**
+ * True for a path inside a plugin's or module's folder (its segments below that folder)
+ * that is server code or server-only data whatever imports it: TypeScript source,
+ * anything below the item's `server/` folder, and package or server settings files.
+ */
+export function isServerOnlyItemPath(segments: readonly string[]): boolean {
+  if (segments.length > 0 && segments[0]!.toLowerCase() === "server") return true;
+  const fileName = segments[segments.length - 1] ?? "";
+  return TYPESCRIPT_SOURCE.test(fileName) || SERVER_DATA_NAMES.has(fileName.toLowerCase());
+}
 
 export function mapStaticPath(root: string, rawUrl: string): StaticLookup {
   const rawPath = rawUrl.split("?", 1)[0]!.split("#", 1)[0]!;
@@ -34,10 +50,13 @@ export function mapStaticPath(root: string, rawUrl: string): StaticLookup {
 
   let base: string;
   let rest: string[];
-  if (clean[0] === "plugins" || clean[0] === "modules") {
+  const item = clean[0] === "plugins" || clean[0] === "modules";
+  if (item) {
     if (clean.length < 3) return { ok: false, status: 404 };
-    base = join(root, clean[0], clean[1]!);
+    base = join(root, clean[0]!, clean[1]!);
     rest = clean.slice(2);
+    // Checked before `index.html` is appended, so that `/plugins/<id>/server/` is refused too.
+    if (isServerOnlyItemPath(rest)) return { ok: false, status: 404 };
   } else {
     base = join(root, "public");
     rest = clean;
@@ -48,5 +67,5 @@ export function mapStaticPath(root: string, rawUrl: string): StaticLookup {
   const relative = rest.join("/");
   // Belt and braces: the joined path must still be below its base.
   if (!join(base, relative).startsWith(base + sep)) return { ok: false, status: 400 };
-  return { ok: true, base, relative };
+  return { ok: true, base, relative, item };
 }

@@ -1,5 +1,5 @@
 /**
- * Static serving (CONTRACT section 3): `public/`, `/plugins/<id>/…`, `/modules/<id>/…`,
+ * Static serving (README "HTTP routes"): `public/`, `/plugins/<id>/…`, `/modules/<id>/…`,
  * the viewer page with its injected bootstrap, `/__app/client.js` and `/health`.
  */
 import { readFile, realpath, stat } from "node:fs/promises";
@@ -9,7 +9,8 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { errorOf } from "../errors/http-error.js";
 import type { ServerCore } from "./core.js";
-import { mapStaticPath } from "./static-path.js";
+import { closeWhenBodyIgnored } from "./lingering-close.js";
+import { isServerOnlyItemPath, mapStaticPath } from "./static-path.js";
 import { CLIENT_SCRIPT_PATH, ensureSession, injectBootstrap } from "./viewer-page.js";
 
 const CLIENT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "client");
@@ -17,6 +18,7 @@ const CLIENT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "client")
 export async function staticRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
   const { core } = options;
   // `serve: false`: only `reply.sendFile` (ETag, ranges, content types), never a route of its own.
+  closeWhenBodyIgnored(app);
   await app.register(fastifyStatic, { root: join(core.root, "public"), serve: false, dotfiles: "deny", index: false });
 
   app.get("/health", async (_request, reply) => reply.header("cache-control", "no-store").send({ status: "ok" }));
@@ -35,7 +37,9 @@ export async function staticRoutes(app: FastifyInstance, options: { core: Server
       file = join(file, "index.html");
       info = await stat(file).catch(() => null);
     }
-    if (!info?.isFile() || !(await staysInside(file, lookup.base, realBases))) return sendError(reply, "NOT_FOUND");
+    if (!info?.isFile()) return sendError(reply, "NOT_FOUND");
+    const real = await realPathInside(file, lookup.base, realBases);
+    if (!real || (lookup.item && refusedInItem(real, core))) return sendError(reply, "NOT_FOUND");
     if (file.endsWith(".html")) {
       const session = ensureSession(request, reply, core.sessions, core.config.trustProxy);
       const html = injectBootstrap(await pages.read(file, info.mtimeMs, info.size), core.sessions.csrfToken(session));
@@ -46,20 +50,32 @@ export async function staticRoutes(app: FastifyInstance, options: { core: Server
 }
 
 /**
- * A symlink inside a served folder must not lead outside it. The folders' own real paths
- * are remembered (only folders that exist get there, so the map stays small).
+ * A symlink inside a served folder must not lead outside it: the file's and its folder's
+ * real paths, or null when the file is not inside. The folders' own real paths are
+ * remembered (only folders that exist get there, so the map stays small).
  */
-async function staysInside(file: string, base: string, realBases: Map<string, string>): Promise<boolean> {
+async function realPathInside(file: string, base: string, realBases: Map<string, string>): Promise<{ file: string; base: string } | null> {
   try {
     let realBase = realBases.get(base);
     if (realBase === undefined) {
       realBase = await realpath(base);
       realBases.set(base, realBase);
     }
-    return (await realpath(file)).startsWith(realBase + sep);
+    const realFile = await realpath(file);
+    return realFile.startsWith(realBase + sep) ? { file: realFile, base: realBase } : null;
   } catch {
-    return false;
+    return null;
   }
+}
+
+/**
+ * Server code and server-only data in a plugin's or module's folder (README "HTTP routes").
+ * The URL's own name was checked already; the real path is checked again so that a symlink
+ * named `ui.js` does not serve a `.ts` file or the `server/` folder, then the files server
+ * code imports.
+ */
+function refusedInItem(real: { file: string; base: string }, core: ServerCore): boolean {
+  return isServerOnlyItemPath(real.file.slice(real.base.length + 1).split(sep)) || core.serverOnlyFiles.refuses(real.file, real.base);
 }
 
 /** HTML pages by path, read again only when their mtime or size changes. */

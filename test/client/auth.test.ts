@@ -1,6 +1,6 @@
 /**
- * Auth in Chromium (SPEC "Auth handler shape", "Authentication / Client", "Events";
- * CONTRACT section 9): handlers in order, the global registry, warnings, and the 401
+ * Auth in Chromium (docs/browser-client.md "Auth handlers", "The 401 refresh flow"):
+ * handlers in order, the global registry, warnings, and the 401
  * refresh through AppUser's `requestSecretUpdate` / `secret-updated`.
  */
 import { expect, it } from "vitest";
@@ -127,7 +127,7 @@ describeInBrowser("HttpClient auth", () => {
     expect(echo.headers.authorization).toBe("Bearer jwt:x");
   });
 
-  it("warns with the SPEC text when auth.required is set in proxy mode and no secret is found", async () => {
+  it("warns with the documented text when auth.required is set in proxy mode and no secret is found", async () => {
     await fx.page.evaluate(async () => {
       const w = globalThis as unknown as PageWindow;
       await new w.HttpClient({ proxy: "p", auth: { contextId: "none", types: ["jwt"], required: true } }).get("/a");
@@ -178,6 +178,42 @@ describeInBrowser("HttpClient auth", () => {
     expect(result.elapsed).toBeGreaterThanOrEqual(280);
     expect(result.elapsed).toBeLessThan(2000);
     expect(fx.server.hits("/proxy/api/locked")).toHaveLength(1);
+  });
+
+  it("rejects a 401 at once when nobody listens for requestSecretUpdate, and waits once someone does", async () => {
+    fx.server.script("/proxy/api/unheard", requireBearer("fresh"));
+    const result = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      w.AppUser.setSecret("stale", "jwt", "quiet");
+      // The default refreshTimeoutMs (20 s): no new secret can come, so none is awaited.
+      const c = new w.HttpClient({ proxy: "api", auth: { contextId: "quiet", types: ["jwt"] } });
+      let started = w.now();
+      const unheard = await w.settle(c.get("/unheard"));
+      const unheardMs = w.now() - started;
+      // A listener that has been removed does not count either.
+      const gone = (): void => {};
+      w.AppUser.addHandler("requestSecretUpdate", gone);
+      w.AppUser.removeHandler("requestSecretUpdate", gone);
+      started = w.now();
+      const removed = await w.settle(c.get("/unheard"));
+      const removedMs = w.now() - started;
+      w.AppUser.addHandler("requestSecretUpdate", ({ type, contextId }: { type: string; contextId: string }) =>
+        setTimeout(() => w.AppUser.setSecret("fresh", type, contextId), 100),
+      );
+      const heard = await w.settle(c.get("/unheard"));
+      return { unheard, unheardMs, removed, removedMs, heard };
+    });
+    expect(result.unheard).toMatchObject({ ok: false, name: "HttpError", status: 401, code: "PROXY_AUTH_FAILED" });
+    expect(result.unheardMs).toBeLessThan(2000);
+    expect(result.removed).toMatchObject({ ok: false, status: 401 });
+    expect(result.removedMs).toBeLessThan(2000);
+    expect(result.heard).toEqual({ ok: true, value: { welcome: "fresh" } });
+    expect(fx.server.hits("/proxy/api/unheard").map((h) => h.headers.authorization)).toEqual([
+      "Bearer stale",
+      "Bearer stale",
+      "Bearer stale",
+      "Bearer fresh",
+    ]);
   });
 
   it("replays only once: a second 401 rejects", async () => {
@@ -263,6 +299,8 @@ describeInBrowser("HttpClient auth", () => {
     const result = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as PageWindow;
       w.AppUser.setSecret("stale", "jwt", "a");
+      // Someone listens but never answers, so the request waits for a secret.
+      w.AppUser.addHandler("requestSecretUpdate", () => {});
       const controller = new AbortController();
       const c = new w.HttpClient({ proxy: "api", auth: { contextId: "a", types: ["jwt"] } });
       const started = w.now();

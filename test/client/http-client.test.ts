@@ -50,7 +50,7 @@ describeInBrowser("HttpClient", () => {
     });
   });
 
-  it("has the SPEC defaults", async () => {
+  it("has the documented defaults", async () => {
     const defaults = await fx.page.evaluate(() => {
       const w = globalThis as unknown as PageWindow;
       const c = new w.HttpClient();

@@ -1,5 +1,5 @@
 /**
- * Time and retries in Chromium (CONTRACT section 9): which answers are retried for which
+ * Time and retries in Chromium (docs/browser-client.md "Retries and timeouts"): which answers are retried for which
  * methods, the backoff schedule (through HttpClient.timing), Retry-After, per-attempt
  * timeouts and a caller's abort.
  */
@@ -271,5 +271,169 @@ describeInBrowser("HttpClient retries and timeouts", () => {
     expect(result.already).toMatchObject({ ok: false, name: "AbortError" });
     expect(fx.server.hits("/echo/never")).toHaveLength(0);
     expect(result.withReason).toMatchObject({ ok: false, name: "UserLeft", message: "user left" });
+  });
+
+  it("answers 408 and 413 at once, Retry-After or not: only 429 and 5xx are retried", async () => {
+    // Chromium itself resends a request once after a 408, so the server always says 408
+    // and the client's own attempts are counted in the page.
+    fx.server.script("/r408", [{ status: 408 }]);
+    fx.server.script("/r413-wait", [{ status: 413, headers: { "Retry-After": "1" } }, { body: { never: true } }]);
+    fx.server.script("/r413", [{ status: 413 }, { body: { never: true } }]);
+    const { results, calls } = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      const calls: Record<string, number> = {};
+      const original = w.fetch;
+      w.fetch = (input, init) => {
+        calls[String(input)] = (calls[String(input)] ?? 0) + 1;
+        return original(input, init);
+      };
+      w.HttpClient.timing.sleep = () => Promise.resolve();
+      const c = new w.HttpClient();
+      const results = [await w.settle(c.get("/r408")), await w.settle(c.get("/r413-wait")), await w.settle(c.put("/r413", { big: true }))];
+      return { results, calls };
+    });
+    expect(results.map((r) => (r.ok ? "ok" : r.status))).toEqual([408, 413, 413]);
+    expect(calls).toEqual({ "/r408": 1, "/r413-wait": 1, "/r413": 1 });
+    expect(fx.server.hits("/r413-wait")).toHaveLength(1);
+    expect(fx.server.hits("/r413")).toHaveLength(1);
+  });
+
+  it("retries every 5xx for GET and DELETE, 501 and 505 included, but not for POST", async () => {
+    for (const status of [501, 505]) {
+      fx.server.script(`/get-${status}`, [{ status }, { body: { status } }]);
+      fx.server.script(`/delete-${status}`, [{ status }, { body: { status } }]);
+      fx.server.script(`/post-${status}`, [{ status }, { body: { never: true } }]);
+    }
+    const results = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      w.HttpClient.timing.sleep = () => Promise.resolve();
+      const c = new w.HttpClient();
+      const results: unknown[] = [];
+      for (const status of [501, 505]) {
+        results.push(await w.settle(c.get(`/get-${status}`)), await w.settle(c.delete(`/delete-${status}`)));
+        results.push(await w.settle(c.post(`/post-${status}`, { a: 1 })));
+      }
+      return results;
+    });
+    expect(results).toMatchObject([
+      { ok: true, value: { status: 501 } },
+      { ok: true, value: { status: 501 } },
+      { ok: false, status: 501 },
+      { ok: true, value: { status: 505 } },
+      { ok: true, value: { status: 505 } },
+      { ok: false, status: 505 },
+    ]);
+    for (const status of [501, 505]) {
+      expect(fx.server.hits(`/get-${status}`)).toHaveLength(2);
+      expect(fx.server.hits(`/delete-${status}`)).toHaveLength(2);
+      expect(fx.server.hits(`/post-${status}`)).toHaveLength(1);
+    }
+  });
+
+  it("honours Retry-After on every retried answer, 500, 502 and 504 included, over the backoff", async () => {
+    fx.server.script("/ra-500", [{ status: 500, headers: { "Retry-After": "2" } }, { body: { n: 500 } }]);
+    fx.server.script("/ra-502", [{ status: 502, headers: { "Retry-After": "3" } }, { body: { n: 502 } }]);
+    fx.server.script("/ra-504", [{ status: 504, headers: { "Retry-After": "4" } }, { body: { n: 504 } }]);
+    const result = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      const waits: number[] = [];
+      // With this jitter source the backoff would be 0: any wait comes from Retry-After.
+      w.HttpClient.timing.random = () => 0;
+      w.HttpClient.timing.sleep = (ms: number) => {
+        waits.push(ms);
+        return Promise.resolve();
+      };
+      const c = new w.HttpClient();
+      const values = [await c.get("/ra-500"), await c.put("/ra-502", {}), await c.delete("/ra-504")];
+      return { values, waits };
+    });
+    expect(result.values).toEqual([{ n: 500 }, { n: 502 }, { n: 504 }]);
+    expect(result.waits).toEqual([2000, 3000, 4000]);
+  });
+
+  it("honours a real Retry-After wait on a 500", async () => {
+    fx.server.script("/ra-500-real", [{ status: 500, headers: { "Retry-After": "1" } }, { body: { ok: true } }]);
+    const value = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      w.HttpClient.timing.random = () => 0;
+      return new w.HttpClient().get("/ra-500-real");
+    });
+    expect(value).toEqual({ ok: true });
+    const hits = fx.server.hits("/ra-500-real");
+    expect(hits).toHaveLength(2);
+    expect(hits[1]!.time - hits[0]!.time).toBeGreaterThanOrEqual(950);
+  });
+
+  it("never retries a request with a stream body", async () => {
+    fx.server.script("/stream-put", [{ status: 503 }, { body: {} }]);
+    const result = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      w.HttpClient.timing.sleep = () => Promise.resolve();
+      const stream = (): unknown =>
+        new ReadableStream({
+          start(controller: { enqueue(chunk: Uint8Array): void; close(): void }) {
+            controller.enqueue(new TextEncoder().encode("chunk"));
+            controller.close();
+          },
+        });
+      const calls: Record<string, number> = {};
+      const original = w.fetch;
+      // Chromium sends a stream body only over HTTP/2, so against this HTTP/1.1 server
+      // it fails as a network error. A stand-in answers the busy and expired answers an
+      // HTTP/2 server would give.
+      w.fetch = (input, init) => {
+        const url = String(input);
+        calls[url] = (calls[url] ?? 0) + 1;
+        if (url === "/busy") return Promise.resolve(new Response("busy", { status: 503, headers: { "Retry-After": "0" } }));
+        if (url === "/expired") return Promise.resolve(new Response("", { status: 401 }));
+        return original(input, init);
+      };
+      w.AppUser.setSecret("stale", "jwt", "s");
+      w.AppUser.addHandler("requestSecretUpdate", () => w.AppUser.setSecret("fresh", "jwt", "s"));
+      const c = new w.HttpClient({ auth: { contextId: "s", types: ["jwt"] } });
+      const results = [
+        // PUT is idempotent: with any other body this network error would be retried.
+        await w.settle(c.put("/stream-put", stream())),
+        await w.settle(c.post("/busy", stream())),
+        await w.settle(c.put("/busy", stream(), { maxRetries: 5 })),
+        await w.settle(c.put("/expired", stream())),
+      ];
+      return { results, calls };
+    });
+    expect(result.results).toMatchObject([
+      { ok: false, name: "TypeError" },
+      { ok: false, status: 503 },
+      { ok: false, status: 503 },
+      { ok: false, status: 401 },
+    ]);
+    expect(result.calls).toEqual({ "/stream-put": 1, "/busy": 2, "/expired": 1 });
+  });
+
+  it("rejects at once when the caller aborts during a jittered backoff wait", async () => {
+    fx.server.script("/backoff-abort", [{ status: 502 }, { body: {} }]);
+    const result = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      const controller = new AbortController();
+      const waits: number[] = [];
+      let abortedAt = 0;
+      const realSleep = w.HttpClient.timing.sleep;
+      // The real wait, with the abort arriving 50 ms into it.
+      w.HttpClient.timing.random = () => 0.999999;
+      w.HttpClient.timing.sleep = (ms: number, signal: unknown) => {
+        waits.push(ms);
+        setTimeout(() => {
+          abortedAt = w.now();
+          controller.abort();
+        }, 50);
+        return realSleep(ms, signal);
+      };
+      const settled = await w.settle(new w.HttpClient({ maxRetries: 3 }).get("/backoff-abort", { signal: controller.signal }));
+      return { settled, waits, lag: w.now() - abortedAt };
+    });
+    expect(result.settled).toMatchObject({ ok: false, name: "AbortError" });
+    // The first backoff step, 300 ms: the abort cut it short.
+    expect(result.waits).toEqual([300]);
+    expect(result.lag).toBeLessThan(200);
+    expect(fx.server.hits("/backoff-abort")).toHaveLength(1);
   });
 });

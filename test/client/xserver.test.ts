@@ -1,6 +1,6 @@
 /**
- * window.xserver and AppElement in Chromium (SPEC "Browser-side calls", "Dev-mode
- * routes"; CONTRACT sections 5 and 9).
+ * window.xserver and AppElement in Chromium (docs/browser-client.md "RPC calls with
+ * `xserver`", "Dev-mode routes", "`AppElement`").
  */
 import { expect, it } from "vitest";
 import { describeInBrowser, useBrowserFixture, type PageWindow } from "./browser.js";

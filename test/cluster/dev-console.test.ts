@@ -1,4 +1,4 @@
-// Issue 7 item 5: the dev console at /__app/dev, in real Chromium — status, the methods of
+// README "Dev mode": the dev console at /__app/dev, in real Chromium — status, the methods of
 // the fixture plugin with their policies, and log lines arriving live; absent without dev mode.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -79,6 +79,10 @@ describeInBrowser("dev console in Chromium", () => {
     expect((await rpc(server.url, "plugin/cl/note", { viewer: { cookie, csrf: viewer }, body: { args: [marker] } })).status).toBe(200);
     await page.locator("#logs li", { hasText: `note ${marker}` }).waitFor({ timeout: 5_000 });
     expect(await page.locator("#injected").count()).toBe(0);
+    // The line shows the plugin it came from beside its own sequence number.
+    const noteRow = page.locator("#logs li", { hasText: `note ${marker}` });
+    expect(await noteRow.textContent()).toContain("itemId=cl");
+    expect(await noteRow.getAttribute("data-id")).toMatch(/^\d+$/);
     expect(await page.locator("#logs li", { hasText: "rpc.complete" }).count()).toBeGreaterThan(0);
     expect(await page.locator("#error").isHidden()).toBe(true);
 

@@ -1,4 +1,4 @@
-// Issue 7 item 3, CONTRACT section 5: in cluster dev mode getLogs and getStatus answer for
+// docs/deployment.md "Dev mode in a cluster": in cluster dev mode getLogs and getStatus answer for
 // the whole cluster, whichever worker takes the call — one log with ids increasing across
 // workers, and every worker listed with its own runtime status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +30,8 @@ describe("cluster dev mode", () => {
     expect(lastId).toBe(ids[ids.length - 1]);
     const noteLines = entries.filter((entry) => /^note n\d$/.test(entry.msg));
     expect(noteLines).toHaveLength(6);
+    // The entry's own id is the sequence number; the plugin id the line was logged with stays visible.
+    for (const line of noteLines) expect(line).toMatchObject({ id: expect.any(Number), kind: "plugin", itemId: "cl", method: "note" });
     expect(new Set(noteLines.map((entry) => entry.pid))).toEqual(notePids);
     const rpcPids = new Set(entries.filter((entry) => entry.event === "rpc.complete").map((entry) => entry.pid));
     expect(rpcPids.size).toBeGreaterThanOrEqual(2);

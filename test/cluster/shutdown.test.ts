@@ -1,4 +1,4 @@
-// Issue 7 item 2, CONTRACT section 1: SIGTERM stops accepting, lets the call under way
+// docs/deployment.md "Graceful shutdown": SIGTERM stops accepting, lets the call under way
 // finish with 200 (on a keep-alive connection, as a browser or undici holds it) and exits 0
 // well before `server.shutdownTimeoutMs` — for `index.js` and for `cluster-index.js`.
 import { afterAll, describe, expect, it } from "vitest";

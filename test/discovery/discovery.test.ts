@@ -1,4 +1,4 @@
-// CONTRACT section 2: discovery rules, boot hooks, start-up errors, dev-mode reload.
+// README "Server methods": discovery rules, boot hooks, start-up errors, dev-mode reload.
 import { describe, expect, it } from "vitest";
 import { cpSync, mkdtempSync, mkdirSync, writeFileSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// CONTRACT section 6: the order of checks and their codes, every method, the path rules
+// docs/proxy.md "Checks, in order" and "Headers": the order of checks and their codes, every method, the path rules
 // with the usual traversal vectors, and which headers cross the proxy in each direction.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";

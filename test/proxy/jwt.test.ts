@@ -1,4 +1,4 @@
-// SPEC "Authentication / Proxy" item 3-4 and CONTRACT sections 2 and 8: the built-in
+// docs/proxy.md "The `jwt` verifier" and "The same verifier for RPC": the built-in
 // `jwt` verifier for the proxy and for RPC contexts, token by token.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSync, createSign } from "node:crypto";

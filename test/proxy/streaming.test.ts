@@ -1,4 +1,4 @@
-// CONTRACT section 6: bodies stream both ways with backpressure and are never buffered
+// docs/proxy.md "Streaming, time limits, failures": bodies stream both ways with backpressure and are never buffered
 // whole; a client that goes away aborts the upstream request; an unreachable upstream
 // answers 502, one that sends no headers in time 504; a failure after the headers cuts
 // the client connection.
@@ -187,6 +187,45 @@ describe("proxy streaming", () => {
       // Nothing more is sent: past twice the alias's timeoutMs (300 ms) plus 1 s the client is closed.
       await expect(withTimeout(upstream.closed.get("/base/watch-stall") ?? waitFor(() => upstream.closed.has("/base/watch-stall")).then(() => upstream.closed.get("/base/watch-stall")!), 3000)).resolves.toBe("done");
       expect(received).toBeLessThan(BIG);
+      req.destroy();
+    });
+
+    it("closes a client that stops reading a download once nothing moved for 2 × timeoutMs + 1 s", async () => {
+      // The `stall` alias has timeoutMs 300.
+      const idleMs = 2 * 300 + 1000;
+      const { req, response } = open(`/proxy/stall/watch-unread/download?bytes=${BIG}`);
+      req.end();
+      const res = await response;
+      await new Promise((resolve) => res.once("data", resolve));
+      res.pause();
+      // From here the buffers on the way fill within moments, then nothing moves.
+      const stoppedAt = performance.now();
+      await waitFor(() => upstream.closed.has("/base/watch-unread/download"));
+      await upstream.closed.get("/base/watch-unread/download");
+      const cutAfterMs = performance.now() - stoppedAt;
+      expect(cutAfterMs).toBeGreaterThan(idleMs - 50);
+      // Sampling adds at most a fifth; the old cut came after twice the time.
+      expect(cutAfterMs).toBeLessThan(idleMs * 1.5);
+      req.destroy();
+    });
+
+    it("keeps a client that reads a download in bursts with pauses shorter than that", async () => {
+      const { req, response } = open(`/proxy/stall/watch-bursts/download?bytes=${10 * BIG}`);
+      req.end();
+      const res = await response;
+      let read = 0;
+      res.on("data", (chunk: Buffer) => (read += chunk.length));
+      // A 20 ms burst of reading every 500 ms, for over twice the idle limit (1.6 s).
+      for (let i = 0; i < 8; i++) {
+        res.pause();
+        await new Promise((resolve) => setTimeout(resolve, 480));
+        res.resume();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThan(10 * BIG);
+      expect(await withTimeout(upstream.closed.get("/base/watch-bursts/download")!, 0)).toBe("timed out");
+      expect(res.destroyed).toBe(false);
       req.destroy();
     });
 

@@ -1,5 +1,5 @@
-// CONTRACT section 5: routing, the order of checks, every non-runtime row of the error
-// table with malformed input, ctx fields, RpcError, undefined → null, generic 500s.
+// The RPC gateway: routing, the order of checks, every non-runtime row of the README
+// "Error codes" table with malformed input, ctx fields, RpcError, undefined → null, generic 500s.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { openViewer, rawRequest, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
@@ -119,6 +119,31 @@ describe("RPC gateway", () => {
       const answer = await rpc(app.url, `plugin/matrix/${method}`, { viewer });
       expect([method, answer.status, answer.body.code]).toEqual([method, 404, "RPC_UNKNOWN_METHOD"]);
       expect(answer.body).toEqual({ error: expect.any(String), code: "RPC_UNKNOWN_METHOD", details: {} });
+    }
+  });
+
+  it("treats names of any length alike: an unknown long method is RPC_UNKNOWN_METHOD, a long id RPC_UNKNOWN_TARGET", async () => {
+    const long = "aMethodWhoseNameIsLongerThanAHundredCharactersWhichTheHttpRouterWouldNotMatchAsAParameterOnItsOwnAtAll";
+    expect(long.length).toBeGreaterThan(100);
+    const real = await rpc(app.url, `plugin/matrix/${long}`, { viewer });
+    expect([real.status, real.body]).toEqual([200, { result: "long names work" }]);
+    // The same name with a percent-encoded letter, decoded as the router decodes a parameter.
+    expect((await rpc(app.url, `plugin/matrix/%61${long.slice(1)}`, { viewer })).body).toEqual({ result: "long names work" });
+
+    const cases: Array<[string, string, string, Record<string, string>]> = [];
+    for (const length of [101, 150, 5_000]) {
+      const name = "m".repeat(length);
+      cases.push([`plugin/matrix/${name}`, "RPC_UNKNOWN_METHOD", "method", { kind: "plugin", id: "matrix", method: name }]);
+      const id = "p".repeat(length);
+      cases.push([`plugin/${id}/echo`, "RPC_UNKNOWN_TARGET", "id", { kind: "plugin", id, method: "echo" }]);
+    }
+    for (const [path, code, field, logged] of cases) {
+      const answer = await rpc(app.url, path, { viewer });
+      expect([path.length, answer.status, answer.body]).toEqual([path.length, 404, { error: expect.any(String), code, details: {} }]);
+      // Exactly one event for the call, naming what was asked for.
+      const events = app.logs.events().filter((line) => line[field] === logged[field]);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ event: "rpc.rejected", status: 404, code, ...logged });
     }
   });
 
@@ -256,7 +281,7 @@ describe("RPC gateway", () => {
     });
   });
 
-  it("logs exactly one event per call with the contract's fields", async () => {
+  it("logs exactly one event per call with the fields README \"Logs\" lists", async () => {
     const before = app.logs.events().length;
     await rpc(app.url, "plugin/matrix/echo", { viewer, body: { contextId: "strict" }, headers: { "x-token": "t0k" } });
     await rpc(app.url, "plugin/matrix/sessionOnly");

@@ -1,4 +1,4 @@
-// CONTRACT section 5: dev-mode routes getStatus / getLogs (and the dev alias), absent
+// README "Dev mode": dev-mode routes getStatus / getLogs (and the dev alias), absent
 // outside dev mode; logs never carry secrets.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
@@ -55,6 +55,17 @@ describe("dev mode routes", () => {
     expect(events.length).toBeGreaterThanOrEqual(5);
     const none = await rpc(app.url, "server/core/getLogs", { viewer, body: { args: [{ afterId: page2.lastId + 1000 }] } });
     expect(none.body.result.entries).toEqual([]);
+  });
+
+  it("getLogs entries keep the plugin id as itemId beside their own sequence id", async () => {
+    const before = await rpc(app.url, "server/core/getLogs", { viewer, body: { args: [{ afterId: 0, limit: 1000 }] } });
+    expect((await rpc(app.url, "plugin/rt/stats", { body: {} })).status).toBe(200);
+    const answer = await rpc(app.url, "server/core/getLogs", { viewer, body: { args: [{ afterId: before.body.result.lastId, limit: 1000 }] } });
+    const event = answer.body.result.entries.find(
+      (entry: { event?: string; method?: string }) => entry.event === "rpc.complete" && entry.method === "stats",
+    );
+    expect(event).toMatchObject({ kind: "plugin", itemId: "rt", method: "stats", id: expect.any(Number) });
+    expect(event.id).toBeGreaterThan(before.body.result.lastId);
   });
 
   it("keeps at most APP_DEV_LOG_MAX_ENTRIES entries", async () => {

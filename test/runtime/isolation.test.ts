@@ -1,4 +1,4 @@
-// issue 3: worker isolation — reduced context, termination on timeout, crashes that heal,
+// README "Runtime protections": worker isolation — reduced context, termination on timeout, crashes that heal,
 // forever-loops that do not block the rest of the server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -78,8 +78,9 @@ describe("worker isolation", () => {
       return call;
     };
     await Promise.all([leave(), leave()]);
-    // loop's timeoutMs is 500: past it, both workers must have been replaced.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // loop's timeoutMs is 500, plus the default 250 ms abort grace: past both, both
+    // workers must have been replaced.
+    await new Promise((resolve) => setTimeout(resolve, 950));
     const started = Date.now();
     const answer = await iso("context", { args: ["free again"] });
     expect(answer.body.result.args).toEqual(["free again"]);
@@ -112,6 +113,24 @@ describe("worker isolation", () => {
       expect(next.body.result.args).toEqual(["after"]);
     });
   }
+
+  it("refuses args a worker cannot receive with 400 RPC_BAD_REQUEST, logged as rejected, the pool unharmed", async () => {
+    // Valid JSON (the gateway parses it), but too deep to be copied to a worker thread.
+    const rawBody = `{"args":[${"[".repeat(100_000)}${"]".repeat(100_000)}]}`;
+    const answer = await rpc(app.url, "module/iso/context", { viewer, rawBody });
+    expect([answer.status, answer.body.code]).toEqual([400, "RPC_BAD_REQUEST"]);
+    expect(answer.body.details).toEqual({ reason: "args-not-transferable" });
+    expect(answer.body.error).toMatch(/cannot be passed to an isolated method/);
+    const events = app.logs.events().filter((line) => line.method === "context" && line.status === 400);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ event: "rpc.rejected", code: "RPC_BAD_REQUEST", kind: "module", id: "iso" });
+    expect(app.logs.events().some((line) => line.code === "RPC_WORKER_CRASHED" && line.method === "context")).toBe(false);
+    // No worker died or was replaced: both threads answer at once as before.
+    const threads = await Promise.all([iso("whereAmI"), iso("whereAmI")]);
+    for (const thread of threads) expect(thread.status).toBe(200);
+    const next = await iso("context", { args: [[[["fine"]]]] });
+    expect(next.body.result.args).toEqual([[[["fine"]]]]);
+  });
 
   it("answers 500 RPC_BAD_RESULT for a result that cannot be serialised", async () => {
     const answer = await iso("badResult");

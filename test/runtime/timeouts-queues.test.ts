@@ -1,4 +1,4 @@
-// CONTRACT section 5 / issue 3: timeouts, concurrency queues, breakers — real concurrency
+// README "Runtime protections": timeouts, concurrency queues, breakers — real concurrency
 // over real HTTP with small timeouts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";

@@ -1,11 +1,12 @@
-// CONTRACT section 1: the real `node index.js` process — ready line, flags and their
+// README "Your own app": the real `node index.js` process — ready line, flags and their
 // environment twins, each start-up failure as one clear line and a non-zero exit, SIGTERM.
 import { afterAll, describe, expect, it } from "vitest";
-import { mkdtempSync, mkdirSync, writeFileSync, chmodSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, chmodSync, readFileSync, statSync } from "node:fs";
+import { execFile } from "node:child_process";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runToExit, startEntrypoint, type RunningProcess } from "../helpers/process.js";
+import { REPO, runToExit, spawnEntrypoint, startEntrypoint, type RunningProcess } from "../helpers/process.js";
 import { TEST_SESSION_SECRET } from "../helpers/server.js";
 
 function appRoot(config?: unknown): string {
@@ -161,5 +162,41 @@ describe("sessions across processes", () => {
     const refused = await call(other.url);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { code: string }).code).toBe("RPC_NO_SESSION");
+  });
+});
+
+const version = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
+
+describe("--version", () => {
+  // A root that does not exist and a bad APP_PORT: had either entrypoint tried to start,
+  // it would have failed on them with exit 1 instead of printing the version.
+  const cannotStart = { args: ["--version", "--root", "/nonexistent/counterpart-root"], env: { APP_PORT: "not-a-port", APP_WORKERS: "2" } };
+
+  for (const entry of ["index.js", "cluster-index.js"]) {
+    it(`node ${entry} --version prints the package version and exits 0 without starting`, async () => {
+      const run = spawnEntrypoint(cannotStart.args, cannotStart.env, entry);
+      const timer = setTimeout(() => run.child.kill("SIGKILL"), 15_000);
+      const code = await run.exited;
+      clearTimeout(timer);
+      expect([code, run.stdout(), run.stderr()]).toEqual([0, `${version}\n`, ""]);
+    });
+  }
+});
+
+describe("the package bin", () => {
+  for (const entry of ["index.js", "cluster-index.js"]) {
+    it(`${entry} is executable and starts with a node shebang`, () => {
+      expect(readFileSync(join(REPO, entry), "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+      // Owner, group and others may all run it: npm links the bin as it is.
+      expect((statSync(join(REPO, entry)).mode & 0o111).toString(8)).toBe("111");
+    });
+  }
+
+  it("runs as a program of its own: ./index.js --version", async () => {
+    // Executed directly, not through `node`: the kernel needs both the run bit and the shebang.
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(join(REPO, "index.js"), ["--version"], { cwd: REPO }, (error, out) => (error ? reject(error) : resolve(out))),
+    );
+    expect(stdout).toBe(`${version}\n`);
   });
 });

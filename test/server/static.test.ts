@@ -1,4 +1,4 @@
-// CONTRACT section 3: what is served, what never is, and the viewer page bootstrap.
+// README "HTTP routes": what is served, what never is, and the viewer page bootstrap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { Client } from "undici";

@@ -1,0 +1,57 @@
+/**
+ * The files below `plugins/` and `modules/` that static serving refuses because server code
+ * imports them (README "HTTP routes"). Filled once at start from every server file and boot
+ * hook, and again for a server file that dev mode reloads; a request only looks up a Set.
+ *
+ * A server file whose imports cannot be worked out (esbuild fails on it) must not leave its
+ * helpers servable: its item then refuses every file Node could load as code or data, and a
+ * warning names the file and the cause.
+ */
+import { realpath } from "node:fs/promises";
+import type { Logger } from "../log/logger.js";
+import { importGraph } from "./server-imports.js";
+
+/** What a server file could import and a browser might fetch as an asset. */
+const LOADABLE = /\.(?:[cm]?js|json|node|wasm|[jt]sx)$/i;
+
+export class ServerOnlyFiles {
+  readonly #log: Logger;
+  /** Real paths of every file some server file imports. Only grows: a file dropped from a
+   * reloaded server file's imports may still sit in the module cache until a restart. */
+  readonly #imported = new Set<string>();
+  /** Server files whose imports are not known, with the real path of their item folder. */
+  readonly #unknown = new Map<string, string>();
+  /** The item folders (real paths) with at least one such server file. */
+  #lockedItems = new Set<string>();
+
+  constructor(log: Logger) {
+    this.#log = log;
+  }
+
+  /** Works out what each of `entries` (server files and boot hooks of the item in `itemDir`) imports. */
+  async track(itemDir: string, entries: readonly string[]): Promise<void> {
+    const realItemDir = await realpath(itemDir).catch(() => itemDir);
+    await Promise.all(
+      entries.map(async (entry) => {
+        const graph = await importGraph(entry);
+        for (const file of graph.files) this.#imported.add(await realpath(file).catch(() => file));
+        if (graph.error === undefined) {
+          this.#unknown.delete(entry);
+        } else {
+          this.#unknown.set(entry, realItemDir);
+          this.#log.warn(
+            { file: entry, reason: graph.error },
+            `cannot work out what ${entry} imports: no .js, .mjs, .cjs, .json, .jsx, .tsx, .node or .wasm file of ${itemDir} is served`,
+          );
+        }
+      }),
+    );
+    this.#lockedItems = new Set(this.#unknown.values());
+  }
+
+  /** True when `realFile`, served from the item whose real folder is `realItemDir`, must answer 404. */
+  refuses(realFile: string, realItemDir: string): boolean {
+    if (this.#imported.has(realFile)) return true;
+    return this.#lockedItems.size > 0 && this.#lockedItems.has(realItemDir) && LOADABLE.test(realFile);
+  }
+}

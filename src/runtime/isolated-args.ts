@@ -1,0 +1,35 @@
+/**
+ * An isolated method's arguments cross to the worker as bytes serialised here, with the
+ * same serialiser `postMessage` uses (so the same values pass, at the same cost). Done in
+ * the open rather than inside the pool, a value that cannot cross (JSON that parses fine
+ * but nests too deep to serialise) is told apart from a worker that died: the caller's
+ * input is at fault, answered 400 `RPC_BAD_REQUEST` before the call takes a queue slot or
+ * a worker (README "Runtime protections").
+ */
+import { deserialize, serialize } from "node:v8";
+import { errorOf } from "../errors/http-error.js";
+
+const REASON = "args-not-transferable";
+const MESSAGE = "The arguments cannot be passed to an isolated method";
+
+function refused(cause: unknown): Error {
+  return Object.assign(errorOf("RPC_BAD_REQUEST", { reason: REASON }, MESSAGE), { cause });
+}
+
+/** Main thread: the bytes to send, or a 400 RpcError. */
+export function packIsolatedArgs(args: readonly unknown[]): Uint8Array {
+  try {
+    return serialize(args);
+  } catch (error) {
+    throw refused(error);
+  }
+}
+
+/** Worker: the arguments back, or the same 400 (a worker may have a smaller stack). */
+export function unpackIsolatedArgs(bytes: Uint8Array): unknown[] {
+  try {
+    return deserialize(bytes) as unknown[];
+  } catch (error) {
+    throw refused(error);
+  }
+}

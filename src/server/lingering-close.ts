@@ -1,0 +1,103 @@
+/**
+ * Lingering close (README "Runtime protections"), as nginx does it. An answer sent while
+ * the client is still uploading (a 413, a refused call) must close the connection: the
+ * rest of the upload is not worth reading to keep it. But closing a socket with unread
+ * data makes the kernel reset the connection, and the reset can overtake the answer: the
+ * server's kernel drops what it had not sent yet, and a client still writing its upload
+ * meets the reset on its next write, before it reads the answer (ECONNRESET or EPIPE
+ * instead of the 413). So the answer goes out with `Connection: close`, the body is discarded
+ * as it arrives, and once the answer is written the write side is closed (the client sees
+ * the end of the answer) while reading goes on: at most LINGER_MAX_BYTES are read, and the
+ * socket is destroyed after LINGER_MAX_MS, or after LINGER_IDLE_MS of silence, or as soon
+ * as the body has ended.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyInstance } from "fastify";
+
+/** At most this much of an unread body is read and thrown away; then reading stops. */
+export const LINGER_MAX_BYTES = 4 * 1024 * 1024;
+/** At most this long after the answer is written. */
+export const LINGER_MAX_MS = 2_000;
+/** Closed sooner when the client sends nothing for this long. */
+export const LINGER_IDLE_MS = 500;
+
+const lingering = new WeakSet<Socket>();
+
+/** A request whose declared body has not been read to its end. */
+export function hasUnreadBody(req: IncomingMessage): boolean {
+  if (req.readableEnded) return false;
+  const declared = req.headers["content-length"];
+  return (declared !== undefined && declared !== "0") || req.headers["transfer-encoding"] !== undefined;
+}
+
+/**
+ * Call before an answer is sent. When the request body is still unread, the answer gets
+ * `Connection: close` and the connection lingers as described above; returns whether it
+ * did. Calling it again for the same connection changes nothing.
+ */
+export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): boolean {
+  if (!hasUnreadBody(req)) return false;
+  if (!res.headersSent) res.setHeader("connection", "close");
+  const socket = req.socket;
+  // Everything already arrived: nothing is left on the wire to cause a reset.
+  if (req.complete || socket.destroyed || lingering.has(socket)) return true;
+  lingering.add(socket);
+  linger(req, socket);
+  return true;
+}
+
+/**
+ * For the routes of a plugin whose handlers never read a body (static files, the dev
+ * console, metrics): a request that carries one anyway gets the same close. A hook per
+ * plugin rather than one for the whole server, which would cost every RPC call.
+ */
+export function closeWhenBodyIgnored(app: FastifyInstance): void {
+  app.addHook("onSend", (request, reply, payload, done) => {
+    closeAfterAnswer(request.raw, reply.raw);
+    done(null, payload);
+  });
+}
+
+function linger(req: IncomingMessage, socket: Socket): void {
+  let discarded = 0;
+  let answered = false;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let totalTimer: NodeJS.Timeout | undefined;
+  const destroy = () => socket.destroy();
+  const enoughRead = () => discarded > LINGER_MAX_BYTES;
+  // Once nothing more will come, close without cutting the answer's own last bytes.
+  const closeWhenFlushed = () => {
+    if (socket.writableFinished) destroy();
+    else socket.once("finish", destroy);
+  };
+  // Reading the body ourselves (rather than letting Node drain it unseen after the answer)
+  // is what lets us count it.
+  req.on("data", (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (!enoughRead()) return idleTimer?.refresh();
+    // Enough read: stop reading rather than reset. The client's buffers then fill, its
+    // writes wait, and a waiting client reads the answer (a Node client writing without
+    // pause reads nothing until then). The time bound ends the connection.
+    req.pause();
+    clearTimeout(idleTimer);
+  });
+  req.on("end", () => {
+    if (answered) closeWhenFlushed();
+  });
+  req.resume();
+  // Node ends a `Connection: close` answer with destroySoon(): end the write side, then
+  // destroy as soon as it is flushed, unread data or not. Lingering replaces that step.
+  socket.destroySoon = () => {
+    answered = true;
+    socket.end();
+    if (req.readableEnded) return closeWhenFlushed();
+    totalTimer = setTimeout(destroy, LINGER_MAX_MS).unref();
+    // Silence can only be told while reading.
+    if (!enoughRead()) idleTimer = setTimeout(destroy, LINGER_IDLE_MS).unref();
+  };
+  socket.once("close", () => {
+    clearTimeout(idleTimer);
+    clearTimeout(totalTimer);
+  });
+}
