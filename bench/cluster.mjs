@@ -1,41 +1,38 @@
-// Issue 7 benchmark: the RPC echo on `node cluster-index.js` with 2 workers against the
-// single process (`node index.js`), in the same run. The load generator (autocannon) runs in
-// this process on the same machine: on a 2-core machine it competes with the two workers
-// for the cores, so the ratio there understates what the cluster gives on a larger host.
-import { cpus } from "node:os";
+// The RPC echo on `node cluster-index.js` with 2 workers against one process (`node index.js`),
+// in the same run, interleaved rounds, 50 connections, the same ~60-byte body. Both are pinned
+// to the server cores (BENCH_SERVER_CPUS, default CPU 1: master and workers inherit the
+// pinning), autocannon to the load core (lib.mjs). CPU per request sums the master and every
+// worker. On one server core the workers cannot run in parallel, so req/s shows what the
+// cluster costs rather than what it gains; give it more cores (BENCH_SERVER_CPUS=1-3 on a
+// larger host) to see it scale.
 import { join } from "node:path";
-import { REPO, load, printTable, ratio, startProcess, summary, viewerSession } from "./lib.mjs";
+import { REPO, ROUNDS, ROUND_SEC, interleaved, pinning, printTable, ratio, startProcess, target } from "./lib.mjs";
+import { rpcOptions } from "./rpc.mjs";
 
-const BODY = JSON.stringify({ args: [{ message: "hello, gateway", n: 42, ok: true }] });
 const PATH = "/__rpc/plugin/bench/echo";
-const WORKERS = 2;
-
-async function measure(name, server) {
-  try {
-    const { cookie, csrf } = await viewerSession(server.url);
-    const headers = { cookie, "x-app-csrf": csrf, "content-type": "application/json" };
-    // The warm-up also lets the last worker of the cluster finish starting.
-    await load({ url: server.url + PATH, method: "POST", headers, body: BODY, duration: 2 });
-    return { name, ...summary(await load({ url: server.url + PATH, method: "POST", headers, body: BODY })) };
-  } finally {
-    await server.stop();
-  }
-}
+const WORKERS = Number(process.env.BENCH_CLUSTER_WORKERS ?? 2);
 
 export async function benchCluster() {
   const args = ["--port", "$PORT", "--root", join(REPO, "bench/app")];
-  const single = await measure("index.js (1 process)", await startProcess(join(REPO, "index.js"), args));
-  const clustered = await measure(
-    `cluster-index.js (${WORKERS} workers)`,
-    await startProcess(join(REPO, "cluster-index.js"), args, { APP_WORKERS: String(WORKERS) }),
-  );
-  printTable(`RPC echo, ${BODY.length}-byte body, 50 connections: cluster vs single process`, [single, clustered]);
+  const options = (server) => rpcOptions(server, PATH);
+  // interleaved()'s warm-up also lets the last worker of the cluster finish starting.
+  const [single, clustered] = await interleaved([
+    { name: "index.js (1 process)", start: () => startProcess(join(REPO, "index.js"), args), options },
+    { name: `cluster-index.js (${WORKERS} workers)`, start: () => startProcess(join(REPO, "cluster-index.js"), args, { APP_WORKERS: String(WORKERS) }), options },
+  ]);
+  printTable(`RPC echo, 50 connections: cluster vs single process, median of ${ROUNDS} interleaved ${ROUND_SEC}-second rounds`, [single, clustered]);
   console.log(`\ncluster / single req/s: ${ratio(clustered.reqPerSec, single.reqPerSec)}`);
-  console.log(
-    `note: ${cpus().length} CPUs here; the load generator runs on the same machine and shares them with the workers` +
-      (cpus().length <= 2 ? "; on 2 cores the ratio understates what the cluster gives on a larger host" : ""),
-  );
-  return { single, cluster: clustered };
+  console.log(`cluster / single, CPU per request (master + workers): ${ratio(clustered.cpuUsPerReq, single.cpuUsPerReq)}`);
+  const pins = pinning();
+  console.log(`note: servers on CPU ${pins.enabled ? pins.serverCpus : "(unpinned)"}; with a single server core the ratio shows the cluster's overhead, not its scaling`);
+  return {
+    single,
+    cluster: clustered,
+    targets: [
+      target("cluster", `cluster (${WORKERS} workers) / single, req/s`, clustered.reqPerSec / single.reqPerSec),
+      target("cluster", `cluster (${WORKERS} workers) / single, CPU µs per request`, clustered.cpuUsPerReq / single.cpuUsPerReq),
+    ],
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCluster();

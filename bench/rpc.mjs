@@ -1,37 +1,58 @@
-// Issue 2 benchmark: the RPC echo through the gateway against a raw node:http handler
-// doing the same session, CSRF and JSON work, in the same run, in interleaved rounds.
+// The RPC echo through the gateway against two baselines in the same run: a raw node:http
+// handler (bench/servers/raw-rpc.mjs) and a bare Fastify 5 route (bench/servers/fastify-rpc.mjs),
+// both doing the same session cookie HMAC check, CSRF header check and JSON round trip.
+// 50 connections, the same ~60-byte JSON body, cookie and CSRF header for all; servers pinned
+// to the server core, autocannon to the load core (lib.mjs), interleaved rounds.
+// Targets: gateway CPU per call ≤ 1.33× the Fastify route's; gateway req/s ≥ 0.75× raw's.
 import { join } from "node:path";
-import { REPO, ROUNDS, ROUND_SEC, interleaved, printTable, ratio, startProcess, viewerSession } from "./lib.mjs";
+import { REPO, ROUNDS, ROUND_SEC, interleaved, printTable, ratio, startProcess, target, viewerSession } from "./lib.mjs";
 
-const BODY = JSON.stringify({ args: [{ message: "hello, gateway", n: 42, ok: true }] }); // ~60 bytes
+export const BODY = JSON.stringify({ args: [{ message: "hello, gateway", n: 42, ok: true }] }); // ~60 bytes
 
-function contender(name, start, path) {
-  return {
-    name,
-    start,
-    async options(server) {
-      const { cookie, csrf } = await viewerSession(server.url);
-      const headers = { cookie, "x-app-csrf": csrf, "content-type": "application/json" };
-      return { url: server.url + path, method: "POST", headers, body: BODY };
-    },
-  };
+/** Autocannon options for a session-bound POST of BODY to `path`. */
+export async function rpcOptions(server, path, { cookie = true, csrf = true, body = BODY } = {}) {
+  const session = await viewerSession(server.url);
+  const headers = { "content-type": "application/json" };
+  if (cookie) headers.cookie = session.cookie;
+  if (csrf) headers["x-app-csrf"] = csrf === true ? session.csrf : csrf;
+  return { url: server.url + path, method: "POST", headers, body };
 }
 
-const gateway = (env = {}) => () => startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app")], env);
+function contender(name, start, path) {
+  return { name, start, options: (server) => rpcOptions(server, path) };
+}
+
+export const startGateway = (env = {}) => startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app")], env);
 
 export async function benchRpc() {
-  const [raw, full, quiet] = await interleaved([
+  const [raw, fastify, full, quiet] = await interleaved([
     contender("raw node:http", () => startProcess(join(REPO, "bench/servers/raw-rpc.mjs"), []), "/rpc"),
-    contender("gateway", gateway(), "/__rpc/plugin/bench/echo"),
-    // The same gateway without its per-call log line (the raw handler writes none): how
-    // much of the difference is the structured log the spec asks for.
-    contender("gateway, per-call log off", gateway({ APP_LOG_LEVEL: "warn" }), "/__rpc/plugin/bench/echo"),
+    contender("bare Fastify route", () => startProcess(join(REPO, "bench/servers/fastify-rpc.mjs"), []), "/rpc"),
+    contender("gateway", () => startGateway(), "/__rpc/plugin/bench/echo"),
+    // The same gateway without its per-call log line (the baselines write none): how much
+    // of the difference is the structured log.
+    contender("gateway, per-call log off", () => startGateway({ APP_LOG_LEVEL: "warn" }), "/__rpc/plugin/bench/echo"),
   ]);
-  printTable(`RPC echo, ${BODY.length}-byte body, 50 connections, median of ${ROUNDS} interleaved ${ROUND_SEC}-second rounds`, [raw, full, quiet]);
-  console.log(`\ngateway / raw req/s: ${ratio(full.reqPerSec, raw.reqPerSec)} (target >= 0.75)`);
-  console.log(`gateway without the per-call log / raw req/s: ${ratio(quiet.reqPerSec, raw.reqPerSec)}`);
-  console.log(`gateway / raw, CPU time per request: ${ratio(full.cpuUsPerReq, raw.cpuUsPerReq)}`);
-  return { raw, gateway: full, quiet };
+  printTable(`RPC echo, ${BODY.length}-byte body, 50 connections, median of ${ROUNDS} interleaved ${ROUND_SEC}-second rounds`, [raw, fastify, full, quiet]);
+  const cpuVsFastify = full.cpuUsPerReq / fastify.cpuUsPerReq;
+  const reqVsRaw = full.reqPerSec / raw.reqPerSec;
+  console.log(`\ngateway / bare Fastify, CPU per call: ${ratio(full.cpuUsPerReq, fastify.cpuUsPerReq)} (target <= 1.33)`);
+  console.log(`gateway / raw, CPU per call: ${ratio(full.cpuUsPerReq, raw.cpuUsPerReq)}; bare Fastify / raw: ${ratio(fastify.cpuUsPerReq, raw.cpuUsPerReq)}`);
+  console.log(`gateway without the per-call log / bare Fastify, CPU per call: ${ratio(quiet.cpuUsPerReq, fastify.cpuUsPerReq)}`);
+  console.log(`gateway / raw req/s: ${ratio(full.reqPerSec, raw.reqPerSec)} (target >= 0.75); gateway / bare Fastify req/s: ${ratio(full.reqPerSec, fastify.reqPerSec)}`);
+  return {
+    raw,
+    fastify,
+    gateway: full,
+    quiet,
+    targets: [
+      target("rpc", "gateway / bare Fastify, CPU µs per call", cpuVsFastify, { max: 1.33 }),
+      target("rpc", "gateway / raw node:http, req/s", reqVsRaw, { min: 0.75 }),
+      target("rpc", "gateway CPU µs per call", full.cpuUsPerReq, {}, { digits: 1 }),
+      target("rpc", "bare Fastify CPU µs per call", fastify.cpuUsPerReq, {}, { digits: 1 }),
+      target("rpc", "raw node:http CPU µs per call", raw.cpuUsPerReq, {}, { digits: 1 }),
+    ],
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchRpc();

@@ -1,0 +1,86 @@
+// What a refused call costs the server, against a successful echo on the same gateway
+// process in the same run: 401 (no cookie), 403 (wrong CSRF header), 404 (unknown method),
+// 429 (queue full: `crowded`, 2 running + 8 queued, 50 ms each, under 50 connections) and
+// 503 (open circuit breaker: `broken`, tripped once before the measurement). 50 connections
+// each, the same ~60-byte body; the gateway pinned to the server core, the load on the load
+// core (lib.mjs), interleaved rounds. The load is undici loops (lib.mjs undiciLoad), not
+// autocannon, for every row alike: a refusal answered before the body is read closes its
+// connection, which autocannon does not follow, and the echo must be loaded the same way to
+// compare. The "new conns/req" column shows which answers cost a new connection.
+// Targets: each refusal's server CPU per request ≤ 1.0× the echo's; the p99 latency of the
+// 429 answers is reported against the echo's p99 (same connection count). A 401 with an
+// empty body is reported too: see its row below.
+import { CONNECTIONS, ROUNDS, ROUND_SEC, borrowed, interleaved, printTable, ratio, target } from "./lib.mjs";
+import { BODY, rpcOptions, startGateway } from "./rpc.mjs";
+
+const PATH = "/__rpc/plugin/bench/";
+/** Connections on the 429 method: far more than its 10 places (2 running + 8 queued). */
+const OVERLOAD_CONNECTIONS = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? CONNECTIONS);
+
+/** Trips `broken`'s breaker: one failure opens it; the next call must then be a 503. */
+async function tripBreaker(options) {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const response = await fetch(options.url, { method: "POST", headers: options.headers, body: BODY });
+    await response.arrayBuffer();
+    if (response.status === 503) return;
+  }
+  throw new Error("the breaker of bench/broken did not open");
+}
+
+export async function benchRefusals() {
+  const gateway = await startGateway();
+  try {
+    const shared = async () => borrowed(gateway);
+    const contenders = [
+      { name: "200 echo", options: (server) => rpcOptions(server, PATH + "echo") },
+      { name: "401 no cookie", options: (server) => rpcOptions(server, PATH + "echo", { cookie: false }) },
+      // Not a target: the same refusal without a body to leave unread, so the connection is
+      // kept. Set against the row above, it splits a refusal's cost between the refusal
+      // itself and the new connection the client needs after it.
+      { name: "401 no cookie, empty body", options: (server) => rpcOptions(server, PATH + "echo", { cookie: false, body: "" }) },
+      // A wrong token of the right length: the refusal takes the full constant-time compare.
+      { name: "403 bad CSRF", options: (server) => rpcOptions(server, PATH + "echo", { csrf: "A".repeat(43) }) },
+      { name: "404 unknown method", options: (server) => rpcOptions(server, PATH + "noSuchMethod") },
+      {
+        name: "429 queue full",
+        options: async (server) => ({ ...(await rpcOptions(server, PATH + "crowded")), connections: OVERLOAD_CONNECTIONS }),
+      },
+      {
+        name: "503 circuit open",
+        async options(server) {
+          const options = await rpcOptions(server, PATH + "broken");
+          await tripBreaker(options);
+          return options;
+        },
+      },
+    ].map((contender) => ({ ...contender, start: shared, client: "undici" }));
+    const rows = await interleaved(contenders);
+    printTable(`Refusals against a 200 echo, one gateway process, 50 connections, median of ${ROUNDS} interleaved ${ROUND_SEC}-second rounds`, rows);
+
+    const [ok, ...others] = rows;
+    const emptyBody = others.find((row) => row.name.endsWith("empty body"));
+    const refusals = others.filter((row) => row !== emptyBody);
+    const overload = rows.find((row) => row.name.startsWith("429"));
+    const p99Refused = overload.p99ByStatus[429];
+    const p99Ok = ok.p99ByStatus[200];
+    console.log("");
+    for (const row of refusals) console.log(`${row.name} / 200 echo, CPU per request: ${ratio(row.cpuUsPerReq, ok.cpuUsPerReq)} (target <= 1.0)`);
+    console.log(`${emptyBody.name} (connection kept) / 200 echo, CPU per request: ${ratio(emptyBody.cpuUsPerReq, ok.cpuUsPerReq)} (not a target)`);
+    console.log(`(the 429 run's CPU per request covers all its answers: ${overload.statuses}; its few 200s cost more than a 429, so the ratio errs high)`);
+    console.log(`p99 latency: 429 answers ${p99Refused?.toFixed(2)} ms, 200 echo ${p99Ok?.toFixed(2)} ms, ratio ${ratio(p99Refused, p99Ok)} (${OVERLOAD_CONNECTIONS} and ${CONNECTIONS} connections)`);
+    return {
+      rows,
+      targets: [
+        ...refusals.map((row) => target("refusals", `${row.name} / 200 echo, CPU µs per request`, row.cpuUsPerReq / ok.cpuUsPerReq, { max: 1.0 })),
+        target("refusals", `${emptyBody.name} (connection kept) / 200 echo, CPU µs per request`, emptyBody.cpuUsPerReq / ok.cpuUsPerReq),
+        target("refusals", "200 echo CPU µs per request", ok.cpuUsPerReq, {}, { digits: 1 }),
+        target("refusals", "p99 of 429 answers", p99Refused, {}, { unit: " ms" }),
+        target("refusals", "p99 of 429 answers / p99 of 200 echo", p99Refused / p99Ok),
+      ],
+    };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchRefusals();
