@@ -1,53 +1,43 @@
 /**
- * The built-in `jwt` verifier, once for the proxy and once for RPC contexts. Registered
- * before boot hooks run, so a plugin may replace either; settings are resolved and
- * checked at start for every place that still uses the built-in one.
+ * The built-in `jwt` verifier: one function, registered for RPC contexts and for the
+ * proxy, so that a plugin may replace either. Settings are `server.auth.jwt`, overridden
+ * key by key by the proxy's `auth.jwt` (proxy only) and then by the verifier's own settings
+ * (a context's `verifiers.jwt`, or an alias's `auth.verifiers.jwt` map entry); they are
+ * resolved and checked at start for every place that uses the built-in verifier.
  */
 import type { ProxyConfig, VerifierContext } from "../config/schema.js";
 import type { ResolvedConfig } from "../config/resolve.js";
-import { proxyAuthEnabled, type ProxyVerifier } from "../proxy/verifiers.js";
-import type { RpcVerifier } from "./rpc-verifiers.js";
+import { proxyAuthEnabled, proxyVerifierSettings, type ProxyVerifier, type ProxyVerifierInput, type RpcVerifier, type RpcVerifierInput, type VerifierResult } from "./verifier-types.js";
 import type { VerifierRegistry } from "./verifier-registry.js";
 import { bearerToken, resolveJwtSettings, verifyJwt, type ResolvedJwtSettings } from "./jwt.js";
 
 export const JWT_VERIFIER = "jwt";
 
+type Registries = { rpcVerifiers: VerifierRegistry<RpcVerifier>; proxyVerifiers: VerifierRegistry<ProxyVerifier> };
+
 export class BuiltinJwtVerifiers {
   readonly #config: ResolvedConfig;
   readonly #env: NodeJS.ProcessEnv;
   // Keyed by the frozen config objects themselves: no name lookup, nothing inherited.
-  readonly #proxySettings = new WeakMap<ProxyConfig, ResolvedJwtSettings>();
-  readonly #rpcSettings = new WeakMap<VerifierContext, ResolvedJwtSettings>();
+  readonly #settings = new WeakMap<object, ResolvedJwtSettings>();
 
   constructor(config: ResolvedConfig, env: NodeJS.ProcessEnv) {
     this.#config = config;
     this.#env = env;
   }
 
-  readonly proxy: ProxyVerifier = async ({ req, alias, proxyConfig, upstream }) => {
-    const settings = this.#forProxy(alias, proxyConfig);
-    const headers = upstream.headers;
-    // Whatever the outcome, the client never chooses the identity header itself.
-    if (settings.userClaimHeader) deleteHeader(headers, settings.userClaimHeader);
-    const claims = await verifyJwt(bearerToken(req.headers.authorization), settings);
-    req.user = claims;
-    // verifyProxyAuth removed Authorization before the verifiers ran: forwarding puts the
-    // checked token back.
-    if (settings.forward && typeof req.headers.authorization === "string") headers.authorization = req.headers.authorization;
-    else deleteHeader(headers, "authorization");
-    if (settings.userClaimHeader && typeof claims.sub === "string") headers[settings.userClaimHeader] = claims.sub;
-    return true;
-  };
-
-  readonly rpc: RpcVerifier = async ({ req, context, verifierConfig }) => {
-    const settings = this.#forContext(context, verifierConfig, "server.secure.rpcVerifiers.<context>.verifiers.jwt");
-    const claims = await verifyJwt(bearerToken(req.headers.authorization), settings);
+  readonly verify = async (input: RpcVerifierInput | ProxyVerifierInput): Promise<VerifierResult> => {
+    const settings = isProxy(input)
+      ? this.#forProxy(input.alias, input.proxyConfig, input.verifierConfig)
+      : this.#forContext(input.context, input.verifierConfig, "server.secure.rpcVerifiers.<context>.verifiers.jwt");
+    const claims = await verifyJwt(bearerToken(input.req.headers.authorization), settings);
+    if (isProxy(input)) vouchUpstream(input, settings, claims);
     return { ok: true, user: claims };
   };
 
-  register(registries: { rpcVerifiers: VerifierRegistry<RpcVerifier>; proxyVerifiers: VerifierRegistry<ProxyVerifier> }): this {
-    registries.rpcVerifiers.register(JWT_VERIFIER, this.rpc);
-    registries.proxyVerifiers.register(JWT_VERIFIER, this.proxy);
+  register(registries: Registries): this {
+    registries.rpcVerifiers.register(JWT_VERIFIER, this.verify);
+    registries.proxyVerifiers.register(JWT_VERIFIER, this.verify);
     return this;
   }
 
@@ -56,9 +46,9 @@ export class BuiltinJwtVerifiers {
    * built-in verifier, so a missing or short secret stops the start instead of failing
    * the first call. Throws a `StartupError` naming the key.
    */
-  checkSettings(registries: { rpcVerifiers: VerifierRegistry<RpcVerifier>; proxyVerifiers: VerifierRegistry<ProxyVerifier> }): void {
-    const proxyBuiltin = registries.proxyVerifiers.get(JWT_VERIFIER) === this.proxy;
-    const rpcBuiltin = registries.rpcVerifiers.get(JWT_VERIFIER) === this.rpc;
+  checkSettings(registries: Registries): void {
+    const proxyBuiltin = registries.proxyVerifiers.get(JWT_VERIFIER) === this.verify;
+    const rpcBuiltin = registries.rpcVerifiers.get(JWT_VERIFIER) === this.verify;
     if (!proxyBuiltin && !rpcBuiltin) return;
     // A global secret is checked even before anything uses it: a short one is a mistake
     // waiting for the first proxy that names `jwt`.
@@ -68,7 +58,9 @@ export class BuiltinJwtVerifiers {
     }
     if (proxyBuiltin) {
       for (const [alias, proxyConfig] of this.#config.proxies) {
-        if (proxyAuthEnabled(proxyConfig) && proxyConfig.auth?.verifiers?.includes(JWT_VERIFIER)) this.#forProxy(alias, proxyConfig);
+        if (!proxyAuthEnabled(proxyConfig)) continue;
+        const entry = proxyVerifierSettings(proxyConfig).find(([name]) => name === JWT_VERIFIER);
+        if (entry) this.#forProxy(alias, proxyConfig, entry[1]);
       }
     }
     if (rpcBuiltin) {
@@ -79,23 +71,29 @@ export class BuiltinJwtVerifiers {
     }
   }
 
-  #forProxy(alias: string, proxyConfig: ProxyConfig): ResolvedJwtSettings {
-    let settings = this.#proxySettings.get(proxyConfig);
+  /** The identity header the `jwt` verifier vouches for on this alias, lowercased, if any. */
+  userClaimHeader(proxyConfig: ProxyConfig): string | undefined {
+    return (proxyConfig.auth?.jwt?.userClaimHeader ?? this.#config.jwt.userClaimHeader)?.toLowerCase();
+  }
+
+  #forProxy(alias: string, proxyConfig: ProxyConfig, verifierConfig: unknown): ResolvedJwtSettings {
+    let settings = this.#settings.get(proxyConfig);
     if (!settings) {
       settings = resolveJwtSettings(
         [
           { path: "server.auth.jwt", settings: this.#config.jwt },
           { path: `server.secure.proxies.${alias}.auth.jwt`, settings: proxyConfig.auth?.jwt },
+          { path: `server.secure.proxies.${alias}.auth.verifiers.jwt`, settings: verifierConfig },
         ],
         this.#env,
       );
-      this.#proxySettings.set(proxyConfig, settings);
+      this.#settings.set(proxyConfig, settings);
     }
     return settings;
   }
 
   #forContext(context: VerifierContext, verifierConfig: unknown, path: string): ResolvedJwtSettings {
-    let settings = this.#rpcSettings.get(context);
+    let settings = this.#settings.get(context);
     if (!settings) {
       settings = resolveJwtSettings(
         [
@@ -104,9 +102,38 @@ export class BuiltinJwtVerifiers {
         ],
         this.#env,
       );
-      this.#rpcSettings.set(context, settings);
+      this.#settings.set(context, settings);
     }
     return settings;
+  }
+}
+
+/**
+ * Before any proxy verifier runs, the headers the `jwt` verifier vouches for are taken from
+ * the client's request: the identity header and `Authorization`. The verifier puts them back
+ * only when the token passed, so in `any` mode a request let in by another verifier can
+ * carry neither a forged identity nor an unchecked token upstream.
+ */
+export function withholdJwtIdentity(headers: Record<string, string>, userClaimHeader: string | undefined): void {
+  for (const key of Object.keys(headers)) {
+    const name = key.toLowerCase();
+    if (name === "authorization" || name === userClaimHeader) delete headers[key];
+  }
+}
+
+function isProxy(input: RpcVerifierInput | ProxyVerifierInput): input is ProxyVerifierInput {
+  return "upstream" in input;
+}
+
+/** What a passed token changes upstream: `req.user` for later verifiers, the forwarded token, the identity header. */
+function vouchUpstream(input: ProxyVerifierInput, settings: ResolvedJwtSettings, claims: Record<string, unknown>): void {
+  const headers = input.upstream.headers;
+  input.req.user = claims;
+  if (settings.forward && typeof input.req.headers.authorization === "string") headers.authorization = input.req.headers.authorization;
+  else deleteHeader(headers, "authorization");
+  if (settings.userClaimHeader) {
+    deleteHeader(headers, settings.userClaimHeader);
+    if (typeof claims.sub === "string") headers[settings.userClaimHeader] = claims.sub;
   }
 }
 

@@ -4,8 +4,8 @@
  * `server.shutdownTimeoutMs`) and exit 0.
  */
 import { StartupError } from "../errors/http-error.js";
-import { stopOnSignals } from "../cluster/shutdown.js";
-import { createServer, type AppServer } from "../server/create-server.js";
+import { stopOnSignals } from "../app/shutdown.js";
+import { createServer, type AppServer } from "../app/create-server.js";
 import { USAGE, readCliOptions } from "./options.js";
 import { packageVersion } from "./version.js";
 

@@ -14,7 +14,7 @@ import type { Worker } from "node:cluster";
 import { AggregatorRegistry, Gauge, Registry } from "prom-client";
 import type { LogRingBuffer } from "../log/ring-buffer.js";
 import type { Logger } from "../log/logger.js";
-import type { ClusterStatus, LogPage, MetricsJson, ProcessStatus, WorkerStatus } from "./hooks.js";
+import type { ClusterStatus, LogPage, MetricsJson, ProcessStatus, WorkerStatus } from "../core/cluster-hooks.js";
 import type { IpcChannel } from "./ipc.js";
 
 export const WORKER_STATUS_TIMEOUT_MS = 1_000;

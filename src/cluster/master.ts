@@ -21,7 +21,7 @@ import { packageVersion } from "../cli/version.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import { StartupError } from "../errors/http-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
-import { DEMO_ROOT, checkRoot, readConfig } from "../server/create-server.js";
+import { DEMO_ROOT, checkRoot, readConfig } from "../app/create-server.js";
 import { IpcChannel, isClusterMessage, type ClusterMessage } from "./ipc.js";
 import { MasterServices, type WorkerHandle } from "./master-services.js";
 import { CLUSTER_USAGE, readWorkerCount } from "./options.js";

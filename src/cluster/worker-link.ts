@@ -4,7 +4,7 @@
  * gathers from every worker. It also answers the master's own requests for this worker's
  * status and metrics.
  */
-import type { ClusterHooks, ClusterStatus, LogPage, MetricsJson, ProcessStatus } from "./hooks.js";
+import type { ClusterHooks, ClusterStatus, LogPage, MetricsJson, ProcessStatus } from "../core/cluster-hooks.js";
 import { IpcChannel, isClusterMessage, type ClusterMessage } from "./ipc.js";
 
 /** How long a worker waits for the master: the master itself gives each worker less. */

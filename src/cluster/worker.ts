@@ -6,8 +6,8 @@
  */
 import { readCliOptions } from "../cli/options.js";
 import { StartupError } from "../errors/http-error.js";
-import { createServer, type AppServer } from "../server/create-server.js";
-import { stopOnSignals } from "./shutdown.js";
+import { createServer, type AppServer } from "../app/create-server.js";
+import { stopOnSignals } from "../app/shutdown.js";
 import { WorkerLink } from "./worker-link.js";
 
 export async function runWorker(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {

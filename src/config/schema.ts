@@ -32,7 +32,8 @@ const proxySchema = z.strictObject({
   auth: z
     .strictObject({
       enabled: z.boolean().optional(),
-      verifiers: z.array(z.string()).optional(),
+      // A list of names, or a map name → that verifier's settings (its `verifierConfig`).
+      verifiers: z.union([z.array(z.string()), z.record(z.string(), z.record(z.string(), z.unknown()))]).optional(),
       mode: z.enum(["all", "any"]).optional(),
       jwt: jwtSettingsSchema.optional(),
     })

@@ -5,7 +5,7 @@
 import { stat } from "node:fs/promises";
 import { StartupError } from "../errors/http-error.js";
 import type { RpcSettings } from "../config/resolve.js";
-import { readPolicyExport, resolvePolicy } from "../rpc/policy.js";
+import { readPolicyExport, resolvePolicy } from "./policy.js";
 import { importServerFile } from "./import-server-file.js";
 import type { MethodEntry, ServerFile, Target, TargetKind } from "./registry.js";
 

@@ -2,7 +2,7 @@
  * What discovery found: plugins and modules by id, and their methods by name. All maps are
  * `Map`s so that a URL naming `__proto__`, `constructor` or `toString` finds nothing.
  */
-import type { ResolvedPolicy } from "../rpc/policy.js";
+import type { ResolvedPolicy } from "./policy.js";
 
 export type TargetKind = "plugin" | "module" | "server";
 
@@ -26,7 +26,7 @@ export interface ServerFile {
   mtimeMs: number;
   /** Function exports other than `policy`, by name. */
   functions: Map<string, (...args: unknown[]) => unknown>;
-  policies: Map<string, import("../rpc/policy.js").MethodPolicy>;
+  policies: Map<string, import("./policy.js").MethodPolicy>;
 }
 
 export interface Target {

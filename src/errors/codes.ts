@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   SERVICE_UNAVAILABLE: { status: 503, message: "Server is shutting down" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   METRICS_UNAUTHORIZED: { status: 401, message: "Unauthorized" },
+  METRICS_UNAVAILABLE: { status: 503, message: "Metrics are not available right now" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

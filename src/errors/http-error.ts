@@ -1,21 +1,31 @@
 import { ERROR_CODES, type ErrorCode } from "./codes.js";
 
 /**
- * The one error shape a client sees: `{ error, code, details }` with an HTTP status.
- * `RpcError` is the public name method authors throw; the server uses `errorOf(code)`
- * so that status and message always come from the code table.
+ * Marks every error that answers a client with its own status and code. A registered
+ * symbol rather than `instanceof`: a plugin may bundle its own copy of this package, and
+ * an `RpcError` from that copy must still answer its status and code, not a generic 500.
  */
-export class RpcError extends Error {
+const HTTP_ERROR = Symbol.for("counterpart.HttpError");
+
+/**
+ * The one error shape a client sees: `{ error, code, details }` with an HTTP status.
+ * The server raises its own through `errorOf(code)`, so status and message always come
+ * from the code table (README "Error codes").
+ */
+export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: Record<string, unknown>;
 
   constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}) {
     super(message);
-    this.name = "RpcError";
+    this.name = "HttpError";
     this.status = Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500;
     this.code = code;
     this.details = details;
+    // Defined, not declared: the brand stays out of the type, so the declarations of two
+    // copies of the package (or of src/ and dist/) stay interchangeable.
+    Object.defineProperty(this, HTTP_ERROR, { value: true });
   }
 
   toJSON(): { error: string; code: string; details: Record<string, unknown> } {
@@ -23,10 +33,23 @@ export class RpcError extends Error {
   }
 }
 
+/** What a method author throws to answer a clean error: `new RpcError(status, code, message, details?)`. */
+export class RpcError extends HttpError {
+  constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}) {
+    super(status, code, message, details);
+    this.name = "RpcError";
+  }
+}
+
+/** True for an `HttpError` (an `RpcError` included) from this copy of the package or any other. */
+export function isHttpError(value: unknown): value is HttpError {
+  return typeof value === "object" && value !== null && (value as { [HTTP_ERROR]?: unknown })[HTTP_ERROR] === true;
+}
+
 /** An error from the code table, with its declared status and message. */
-export function errorOf(code: ErrorCode, details: Record<string, unknown> = {}, message?: string): RpcError {
+export function errorOf(code: ErrorCode, details: Record<string, unknown> = {}, message?: string): HttpError {
   const entry = ERROR_CODES[code];
-  return new RpcError(entry.status, code, message ?? entry.message, details);
+  return new HttpError(entry.status, code, message ?? entry.message, details);
 }
 
 /** Errors that stop the server from starting: printed as one line, exit non-zero. */

@@ -20,8 +20,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Registry as MethodRegistry } from "../discovery/registry.js";
-import type { RpcEventRecord } from "../rpc/answer.js";
-import type { ProxyEventRecord } from "../server/core.js";
+import type { ProxyEventRecord, RpcEventRecord } from "../log/events.js";
 import type { InFlightCounter } from "./in-flight.js";
 
 const UNKNOWN = "_unknown";

@@ -8,7 +8,7 @@ import type { ResolvedConfig } from "../config/resolve.js";
 import { StartupError } from "../errors/http-error.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import { STATIC_HEADERS_REFUSED } from "./headers.js";
-import { proxyAuthEnabled, type ProxyVerifier } from "./verifiers.js";
+import { proxyAuthEnabled, proxyVerifierSettings, type ProxyVerifier } from "../auth/verifier-types.js";
 
 export function checkProxyConfig(config: ResolvedConfig, proxyVerifiers: VerifierRegistry<ProxyVerifier>): void {
   for (const [alias, proxy] of config.proxies) {
@@ -33,14 +33,15 @@ export function checkProxyConfig(config: ResolvedConfig, proxyVerifiers: Verifie
       }
     }
     if (!proxyAuthEnabled(proxy)) continue;
-    const names = proxy.auth?.verifiers ?? [];
+    const names = proxyVerifierSettings(proxy).map(([name]) => name);
     if (names.length === 0) {
       throw new StartupError(`${key}.auth.verifiers: auth.enabled is true but no verifiers are listed`);
     }
+    const listed = Array.isArray(proxy.auth?.verifiers);
     names.forEach((name, index) => {
       if (!proxyVerifiers.has(name)) {
         throw new StartupError(
-          `${key}.auth.verifiers.${index}: no proxy verifier named "${name}" is registered (known: ${proxyVerifiers.names().join(", ") || "none"})`,
+          `${key}.auth.verifiers.${listed ? index : name}: no proxy verifier named "${name}" is registered (known: ${proxyVerifiers.names().join(", ") || "none"})`,
         );
       }
     });

@@ -14,7 +14,7 @@ import { clientResponseHeaders } from "./headers.js";
 import { closeWhenIdle } from "./idle-watch.js";
 import { parseBaseUrl, type UpstreamBase } from "./target.js";
 import { Pool } from "./undici-pool.js";
-import { proxyAuthEnabled } from "./verifiers.js";
+import { proxyAuthEnabled } from "../auth/verifier-types.js";
 
 /** Connecting gets at most this long even with a larger `timeoutMs`. */
 const MAX_CONNECT_TIMEOUT_MS = 10_000;

@@ -3,27 +3,26 @@
  * check answers, in this order:
  *   method → session → CSRF → alias → path → verifiers → forward (502 / 504)
  * and every request logs exactly one event: `proxy.complete`, `proxy.error` or
- * `proxy.rejected`. May import auth/, config/, errors/, server/core types and
- * server/lingering-close; nothing from rpc/ or runtime/.
+ * `proxy.rejected`.
  */
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { readSessionCookie } from "../auth/session-cookie.js";
-import { errorOf, type RpcError } from "../errors/http-error.js";
+import type { ResolvedConfig } from "../config/resolve.js";
+import { errorOf } from "../errors/http-error.js";
 import type { ErrorCode } from "../errors/codes.js";
-import type { ServerCore } from "../server/core.js";
-import { closeAfterAnswer } from "../server/lingering-close.js";
+import { sendError, sendRawError } from "../http/send-error.js";
+import type { EventListeners } from "../log/events.js";
 import { ClientGoneError, Upstreams, forward, type ForwardOutcome } from "./forward.js";
 import { applyStaticHeaders, upstreamRequestHeaders } from "./headers.js";
 import { SessionCheck } from "../auth/session-cache.js";
 import { isSafeProxyPath, splitProxyUrl, upstreamPath } from "./target.js";
-import { proxyRequestIds, verifyProxyAuth } from "./verify-proxy-auth.js";
-import type { UpstreamState } from "./verifiers.js";
+import { verifyProxyAuth, type ProxyAuthDeps } from "./verify-proxy-auth.js";
+import type { UpstreamState } from "../auth/verifier-types.js";
 
 export const PROXY_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const ALLOWED = new Set<string>(PROXY_METHODS);
-const ALLOW_HEADER = PROXY_METHODS.join(", ");
-const JSON_TYPE = "application/json; charset=utf-8";
+const ALLOW = { allow: PROXY_METHODS.join(", ") };
 
 interface ProxyEvent {
   reqId: string;
@@ -32,8 +31,15 @@ interface ProxyEvent {
   startedAt: number;
 }
 
-export async function proxyRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
-  const { core } = options;
+/** What the proxy needs from the server it is part of. */
+export interface ProxyRouteOptions extends ProxyAuthDeps {
+  config: Pick<ResolvedConfig, "proxies" | "trustProxy" | "jwt">;
+  sessionChecks: SessionCheck;
+  events: EventListeners;
+}
+
+export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptions): Promise<void> {
+  const core = options;
   const upstreams = new Upstreams(core.config.proxies);
   const trustProxy = core.config.trustProxy;
   const sessions = core.sessionChecks;
@@ -62,8 +68,7 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
       targetPath: `/${target.rawPath}${target.query}`,
     };
     if (upstream.authEnabled) {
-      proxyRequestIds.set(request.raw, request.id);
-      const passed = await verifyProxyAuth(request.raw, reply.raw, core, upstream.alias, upstream.config, state);
+      const passed = await verifyProxyAuth(request.raw, reply.raw, core, upstream.alias, upstream.config, state, request.id);
       // The client left while a verifier was busy, or a verifier answered by itself.
       if (reply.raw.destroyed || reply.raw.headersSent) {
         reply.hijack();
@@ -90,11 +95,9 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
   function reject(reply: FastifyReply, event: ProxyEvent, code: ErrorCode): FastifyReply {
     const error = errorOf(code);
     logEvent("proxy.rejected", event, error.status, code);
-    if (code === "PROXY_METHOD_NOT_ALLOWED") reply.header("allow", ALLOW_HEADER);
-    // Refused before forwarding: an upload is never read. Node would drain it after the
-    // answer, however large; the connection closes instead, once the client has the answer.
-    closeAfterAnswer(reply.request.raw, reply.raw);
-    return reply.code(error.status).header("content-type", JSON_TYPE).send(JSON.stringify(error.toJSON()));
+    // Refused before forwarding: an upload is never read (the sender closes the connection
+    // once the client has the answer, unless the body is small enough to drain).
+    return sendError(reply, error, { headers: code === "PROXY_METHOD_NOT_ALLOWED" ? ALLOW : undefined });
   }
 
   function finish(res: ServerResponse, event: ProxyEvent, outcome: ForwardOutcome): void {
@@ -114,7 +117,7 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
     }
     const error = errorOf(isTimeout(outcome.error) ? "PROXY_UPSTREAM_TIMEOUT" : "PROXY_UPSTREAM_ERROR");
     logEvent("proxy.error", event, error.status, error.code, reason);
-    sendJsonError(res, error);
+    sendRawError(res, error);
   }
 
   function logEvent(name: string, event: ProxyEvent, status: number, code?: string, reason?: string): void {
@@ -125,7 +128,7 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
     if (status >= 500 && name === "proxy.error") core.log.error(fields, name);
     else if (name === "proxy.complete") core.log.info(fields, name);
     else core.log.warn(fields, name);
-    const listeners = core.proxyEventListeners;
+    const listeners = core.events.proxy;
     if (listeners.length === 0) return;
     const record = { event: name, alias: event.alias, method: event.method, status, durationMs };
     for (const listener of listeners) listener(record);
@@ -134,15 +137,6 @@ export async function proxyRoutes(app: FastifyInstance, options: { core: ServerC
   // Every verb Fastify routes, so that the others answer 405 in the proxy's own shape.
   app.route({ method: app.supportedMethods, url: "/proxy", handler: handle });
   app.route({ method: app.supportedMethods, url: "/proxy/*", handler: handle });
-}
-
-function sendJsonError(res: ServerResponse, error: RpcError): void {
-  if (res.destroyed || res.headersSent) return;
-  const body = JSON.stringify(error.toJSON());
-  // An upload nobody will read is not worth draining to keep the connection.
-  closeAfterAnswer(res.req, res);
-  res.writeHead(error.status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(body) });
-  res.end(body);
 }
 
 function isTimeout(error: Error): boolean {

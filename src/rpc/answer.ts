@@ -3,27 +3,14 @@
  * (`rpc.complete`, `rpc.error`, `rpc.timeout`, `rpc.rejected` or `rpc.circuit_open`).
  */
 import type { FastifyReply } from "fastify";
-import { RpcError, errorOf } from "../errors/http-error.js";
+import { errorOf, isHttpError, type HttpError } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
-import { maskJsonAnswer, type SecretMask } from "../log/mask-secrets.js";
-import { ClientGoneError } from "./body.js";
-import type { RpcCall } from "./call.js";
-import { CallTimeoutError } from "../runtime/call-lifetime.js";
+import type { SecretMask } from "../log/mask-secrets.js";
+import type { RpcEventRecord } from "../log/events.js";
+import type { RpcCall } from "../runtime/call.js";
+import { CallTimeoutError, ClientGoneError } from "../runtime/call-lifetime.js";
 import { SerializedResult } from "../runtime/serialized-result.js";
-import { closeAfterAnswer } from "../server/lingering-close.js";
-
-const JSON_TYPE = "application/json; charset=utf-8";
-
-/** What every call ends with, for listeners such as metrics. */
-export interface RpcEventRecord {
-  event: string;
-  kind: string;
-  id: string;
-  method: string;
-  status: number;
-  code: string | undefined;
-  durationMs: number;
-}
+import { JSON_TYPE, sendError } from "../http/send-error.js";
 
 export interface AnswerOptions {
   dev: boolean;
@@ -51,35 +38,21 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   const event = eventFor(rpcError, call);
   // The log gets the real error: the one answered may be a generic stand-in for it. A
   // timeout has nothing more to say than its event and code.
-  const logged = error instanceof CallTimeoutError ? undefined : error instanceof RpcError ? (error as { cause?: unknown }).cause : error;
+  const logged = error instanceof CallTimeoutError ? undefined : isHttpError(error) ? (error as { cause?: unknown }).cause : error;
   logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
-  // A body left unread would be drained by Node after the answer, however large it is
-  // declared: close the connection instead, lingering so that the client reads the answer.
-  closeAfterAnswer(reply.request.raw, reply.raw);
-  if (rpcError.code === "RPC_METHOD_NOT_ALLOWED") reply.header("allow", "POST");
-  const retryAfterMs = rpcError.details.retryAfterMs;
-  if (typeof retryAfterMs === "number") reply.header("retry-after", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-  const body = errorBody(rpcError);
-  reply.code(rpcError.status).header("content-type", JSON_TYPE).send(options.maskSecrets ? maskJsonAnswer(body, options.maskSecrets) : body);
+  sendError(reply, rpcError, { mask: options.maskSecrets, headers: rpcError.code === "RPC_METHOD_NOT_ALLOWED" ? ALLOW_POST : undefined });
 }
 
-function errorBody(error: RpcError): string {
-  try {
-    return JSON.stringify(error.toJSON());
-  } catch {
-    // A method's RpcError whose details cannot be serialised still answers its code.
-    return JSON.stringify({ error: error.message, code: error.code, details: {} });
-  }
-}
+const ALLOW_POST = { allow: "POST" };
 
-function toRpcError(error: unknown, call: RpcCall, dev: boolean): RpcError {
+function toRpcError(error: unknown, call: RpcCall, dev: boolean): HttpError {
   if (error instanceof CallTimeoutError) {
     // `queued`: the timeout passed while the call waited for a concurrency slot.
     const { timeoutMs } = error;
     return errorOf("RPC_TIMEOUT", call.queued && call.phase === "check" ? { timeoutMs, queued: true } : { timeoutMs });
   }
-  if (error instanceof RpcError) {
+  if (isHttpError(error)) {
     // A bad result's reason may quote the method's data: like any internal error, only
     // the request id is answered.
     if (error.code === "RPC_BAD_RESULT") return errorOf("RPC_BAD_RESULT", { requestId: call.requestId });
@@ -91,7 +64,7 @@ function toRpcError(error: unknown, call: RpcCall, dev: boolean): RpcError {
   return errorOf("RPC_INTERNAL_ERROR", { requestId: call.requestId }, message);
 }
 
-function eventFor(error: RpcError, call: RpcCall): string {
+function eventFor(error: HttpError, call: RpcCall): string {
   if (error.code === "RPC_TIMEOUT") return "rpc.timeout";
   if (error.code === "RPC_CIRCUIT_OPEN") return "rpc.circuit_open";
   return call.phase === "check" ? "rpc.rejected" : "rpc.error";

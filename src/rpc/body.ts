@@ -7,20 +7,12 @@
 import type { IncomingMessage } from "node:http";
 import sjson from "secure-json-parse";
 import { errorOf } from "../errors/http-error.js";
-import { CallTimeoutError, type CallLifetime } from "../runtime/call-lifetime.js";
+import { CallTimeoutError, ClientGoneError, type CallLifetime } from "../runtime/call-lifetime.js";
 
 export interface RpcBody {
   args: unknown[];
   viewerId: string | undefined;
   contextId: string | undefined;
-}
-
-/** Thrown when the client went away while we were reading; nobody is left to answer. */
-export class ClientGoneError extends Error {
-  constructor() {
-    super("client closed the connection");
-    this.name = "ClientGoneError";
-  }
 }
 
 function tooLarge(limit: number) {

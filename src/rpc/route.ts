@@ -6,15 +6,24 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorOf } from "../errors/http-error.js";
-import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-verifiers.js";
+import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-contexts.js";
 import { refreshTarget } from "../discovery/dev-reload.js";
-import { CallLifetime } from "../runtime/call-lifetime.js";
+import { CallLifetime, ClientGoneError } from "../runtime/call-lifetime.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
-import type { ServerCore } from "../server/core.js";
+import type { SessionCheck } from "../auth/session-cache.js";
+import type { VerifierRegistry } from "../auth/verifier-registry.js";
+import type { RpcVerifier } from "../auth/verifier-types.js";
+import type { ResolvedConfig } from "../config/resolve.js";
+import type { CoreFacade } from "../core/facade.js";
+import type { Registry } from "../discovery/registry.js";
+import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
+import type { EventListeners } from "../log/events.js";
+import type { Logger } from "../log/logger.js";
+import type { SecretMask } from "../log/mask-secrets.js";
 import { checkAccess } from "./access.js";
 import { answerError, answerResult, type AnswerOptions } from "./answer.js";
-import { ClientGoneError, parseRpcBody, readBoundedBody } from "./body.js";
-import { startCall } from "./call.js";
+import { parseRpcBody, readBoundedBody } from "./body.js";
+import { startCall } from "../runtime/call.js";
 import { resolveMethod, resolveTargetItem } from "./target.js";
 
 interface RpcParams {
@@ -23,9 +32,26 @@ interface RpcParams {
   method: string;
 }
 
-export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCore; runtime: RpcRuntime }): Promise<void> {
-  const { core, runtime } = options;
-  const answer: AnswerOptions = { dev: core.dev, log: core.log, maskSecrets: core.maskSecrets, listeners: core.rpcEventListeners };
+/** What the gateway needs from the server it is part of. */
+export interface RpcRouteOptions {
+  dev: boolean;
+  log: Logger;
+  maskSecrets: SecretMask | null;
+  events: EventListeners;
+  config: Pick<ResolvedConfig, "allowedOrigins" | "trustProxy" | "rpc" | "rpcVerifiers">;
+  registry: Registry;
+  serverOnlyFiles: ServerOnlyFiles;
+  sessionChecks: SessionCheck;
+  rpcVerifiers: VerifierRegistry<RpcVerifier>;
+  /** What a verifier gets as `core`. */
+  facade: CoreFacade;
+  runtime: RpcRuntime;
+}
+
+export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions): Promise<void> {
+  const core = options;
+  const { runtime } = options;
+  const answer: AnswerOptions = { dev: core.dev, log: core.log, maskSecrets: core.maskSecrets, listeners: core.events.rpc };
   const originPolicy = { allowedOrigins: core.config.allowedOrigins, trustProxy: core.config.trustProxy };
 
   // Errors Fastify raises before the handler (a malformed Content-Type, say) are answered
@@ -84,9 +110,9 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
         ? await lifetime.race(
             runRpcVerifiers(
               {
+                reqId: call.requestId,
                 req: request.raw,
                 res,
-                core,
                 contextId: body.contextId,
                 kind: entry.kind,
                 id: entry.id,
@@ -95,6 +121,7 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
                 requireSession: entry.policy.requireSession,
               },
               core.rpcVerifiers,
+              core.facade,
               core.log,
             ),
           )
@@ -108,6 +135,7 @@ export async function rpcRoutes(app: FastifyInstance, options: { core: ServerCor
         viewerId: body.viewerId,
         contextId: body.contextId,
         config: target.config,
+        core: core.facade,
         log: core.log,
         req: request.raw,
         res,

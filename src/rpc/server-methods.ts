@@ -5,11 +5,12 @@
  * They need a session and CSRF like any default method. In a cluster worker both answer
  * for the whole cluster: logs from the master's one buffer, status listing every worker.
  */
-import type { ClusterHooks, ProcessStatus } from "../cluster/hooks.js";
+import type { ClusterHooks, ProcessStatus } from "../core/cluster-hooks.js";
 import { errorOf } from "../errors/http-error.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
-import type { ServerCore } from "../server/core.js";
-import { resolvePolicy } from "./policy.js";
+import type { ResolvedConfig } from "../config/resolve.js";
+import type { LogRingBuffer } from "../log/ring-buffer.js";
+import { resolvePolicy } from "../discovery/policy.js";
 
 export interface StatusSources {
   runtimeStatus(): Record<string, unknown>;
@@ -19,7 +20,16 @@ export interface StatusSources {
   cluster?: ClusterHooks | undefined;
 }
 
-export function addDevServerTargets(registry: Registry, core: ServerCore, sources: StatusSources): void {
+/** What the dev methods report about the server they are part of. */
+export interface DevServerInfo {
+  dev: boolean;
+  startedAt: number;
+  version: string;
+  ringBuffer: LogRingBuffer | null;
+  config: Pick<ResolvedConfig, "rpc">;
+}
+
+export function addDevServerTargets(registry: Registry, core: DevServerInfo, sources: StatusSources): void {
   const { cluster } = sources;
   const getLogs = (_ctx: unknown, payload?: { afterId?: unknown; limit?: unknown }) => {
     const afterId = integerOr(payload?.afterId, 0, "afterId");
@@ -58,7 +68,7 @@ export function addDevServerTargets(registry: Registry, core: ServerCore, source
   registry.add(serverTarget(core, "dev", { getLogs: logs }));
 }
 
-function serverTarget(core: ServerCore, id: string, fns: Record<string, MethodEntry["fn"]>): Target {
+function serverTarget(core: DevServerInfo, id: string, fns: Record<string, MethodEntry["fn"]>): Target {
   const methods = new Map<string, MethodEntry>();
   for (const [name, fn] of Object.entries(fns)) {
     const key = `server/${id}/${name}`;

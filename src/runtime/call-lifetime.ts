@@ -20,6 +20,14 @@ export class CallTimeoutError extends Error {
   }
 }
 
+/** Ends a call whose client went away; nobody is left to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super("client closed the connection");
+    this.name = "ClientGoneError";
+  }
+}
+
 type EndListener = (reason: unknown) => void;
 type TimeoutListener = (reason: CallTimeoutError) => void;
 

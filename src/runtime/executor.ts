@@ -3,7 +3,7 @@
  * (breaker, queue, timeout, isolation) wrap it.
  */
 import type { MethodEntry } from "../discovery/registry.js";
-import type { RpcContext } from "../rpc/context.js";
+import type { RpcContext } from "../plugin-api/context.js";
 
 export function runInline(entry: MethodEntry, ctx: RpcContext, args: readonly unknown[]): Promise<unknown> {
   try {

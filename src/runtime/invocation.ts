@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { MethodEntry } from "../discovery/registry.js";
+import type { CoreFacade } from "../core/facade.js";
 import type { Logger } from "../log/logger.js";
-import type { RpcCall } from "../rpc/call.js";
-import type { IsolatedRpcContext, RpcContext } from "../rpc/context.js";
+import type { RpcCall } from "./call.js";
+import type { IsolatedRpcContext, RpcContext } from "../plugin-api/context.js";
 import type { CallLifetime } from "./call-lifetime.js";
 
 /** Everything the runtime needs to run one checked call. */
@@ -15,6 +16,8 @@ export interface Invocation {
   viewerId: string | undefined;
   contextId: string | undefined;
   config: unknown;
+  /** The frozen plugin-facing view of the server (`ctx.core`). */
+  core: CoreFacade;
   log: Logger;
   req: IncomingMessage;
   res: ServerResponse;
@@ -37,6 +40,7 @@ class InlineContext implements RpcContext {
   readonly method: string;
   readonly requestId: string;
   readonly config: unknown;
+  readonly core: CoreFacade;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly #invocation: Invocation;
@@ -53,6 +57,7 @@ class InlineContext implements RpcContext {
     this.method = entry.name;
     this.requestId = invocation.call.requestId;
     this.config = invocation.config;
+    this.core = invocation.core;
     this.req = invocation.req;
     this.res = invocation.res;
     this.#invocation = invocation;
@@ -84,5 +89,6 @@ export function isolatedContext(invocation: Invocation): Omit<IsolatedRpcContext
     method: invocation.entry.name,
     requestId: invocation.call.requestId,
     config: invocation.config,
+    core: invocation.core,
   };
 }

@@ -1,5 +1,5 @@
 /** What crosses the thread boundary for one isolated call, both ways. */
-import type { IsolatedRpcContext } from "../rpc/context.js";
+import type { IsolatedRpcContext } from "../plugin-api/context.js";
 
 export interface IsolatedTask {
   file: string;

@@ -5,25 +5,19 @@
  * it as is and a non-serialisable result is caught here.
  */
 import { workerData } from "node:worker_threads";
-import { RpcError } from "../errors/http-error.js";
-import { SsrfBlockedError, SsrfRedirectError } from "../outbound/errors.js";
-import { configureDefaultGuard, safeFetch, validateUpstreamUrl } from "../outbound/guard.js";
+import { isHttpError } from "../errors/http-error.js";
+import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
 import { importServerFile } from "../discovery/import-server-file.js";
 import { unpackIsolatedArgs } from "./isolated-args.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 
 const data = workerData as IsolationWorkerData;
-configureDefaultGuard(data.outbound);
 const refuse = () => {
   throw new Error("verifiers are registered from boot hooks, not from isolated methods");
 };
-globalThis.APP_SERVER = Object.freeze({
-  validateUpstreamUrl,
-  safeFetch,
-  SsrfBlockedError,
-  SsrfRedirectError,
-  RpcError,
-  isDevMode: () => data.dev,
+globalThis.APP_SERVER = createAppServerApi({
+  outbound: data.outbound,
+  isDevMode: (ctx) => devModeOf(ctx) ?? data.dev,
   registerRpcAuthVerifier: refuse,
   registerProxyAuthVerifier: refuse,
 });
@@ -43,7 +37,7 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
       return { ok: false, badResult: (error as Error).message };
     }
   } catch (error) {
-    const isRpc = error instanceof RpcError;
+    const isRpc = isHttpError(error);
     return {
       ok: false,
       error: {

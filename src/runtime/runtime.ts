@@ -7,27 +7,33 @@
  * really ends, even when the caller was already answered.
  */
 import type { MethodEntry } from "../discovery/registry.js";
-import { RpcError, errorOf } from "../errors/http-error.js";
-import type { ServerCore } from "../server/core.js";
-import { ClientGoneError } from "../rpc/body.js";
+import { errorOf, isHttpError } from "../errors/http-error.js";
+import type { IsolationSettings } from "../config/schema.js";
 import { CircuitBreakers, type CallOutcome } from "./circuit-breaker.js";
 import { ConcurrencyLimiters, type ConcurrencyLimiter } from "./concurrency.js";
-import { CallTimeoutError } from "./call-lifetime.js";
+import { CallTimeoutError, ClientGoneError } from "./call-lifetime.js";
 import { runInline } from "./executor.js";
 import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
 import { SerializedResult } from "./serialized-result.js";
 
+/** What the runtime needs from the server it runs for. */
+export interface RuntimeOptions {
+  dev: boolean;
+  isolation: IsolationSettings;
+  outbound: { allow: readonly string[]; timeoutMs: number };
+}
+
 export class RpcRuntime {
-  readonly #core: ServerCore;
+  readonly #options: RuntimeOptions;
   readonly #breakers = new CircuitBreakers();
   readonly #limiters = new ConcurrencyLimiters();
   #pool: Promise<IsolationPool> | null = null;
   #poolStatus: IsolationPool | null = null;
 
-  constructor(core: ServerCore) {
-    this.#core = core;
+  constructor(options: RuntimeOptions) {
+    this.#options = options;
   }
 
   /** Starts the worker pool now when some method needs it, so the first call finds it warm. */
@@ -95,9 +101,9 @@ export class RpcRuntime {
   /** The pool, started on first need; piscina itself is loaded only then (~8 MB). */
   #isolationPool(): Promise<IsolationPool> {
     this.#pool ??= import("./isolation-pool.js").then(({ IsolationPool }) => {
-      this.#poolStatus = new IsolationPool(this.#core.config.rpc.isolation, {
-        dev: this.#core.dev,
-        outbound: { allow: this.#core.config.outbound.allow, timeoutMs: this.#core.config.outbound.timeoutMs },
+      this.#poolStatus = new IsolationPool(this.#options.isolation, {
+        dev: this.#options.dev,
+        outbound: this.#options.outbound,
       });
       return this.#poolStatus;
     });
@@ -129,7 +135,7 @@ export class RpcRuntime {
 function outcomeOf(error: unknown): CallOutcome {
   if (error instanceof ClientGoneError) return "neutral";
   if (error instanceof CallTimeoutError) return "failure";
-  if (error instanceof RpcError) {
+  if (isHttpError(error)) {
     if (error.code === "RPC_QUEUE_FULL") return "neutral";
     return error.status >= 500 ? "failure" : "success";
   }

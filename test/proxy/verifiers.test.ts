@@ -18,7 +18,7 @@ describe("custom proxy verifiers", () => {
   let viewer: Viewer;
   beforeAll(async () => {
     upstream = await new TestUpstream().start();
-    type Auth = { enabled?: boolean; verifiers?: string[]; mode?: "all" | "any" };
+    type Auth = { enabled?: boolean; verifiers?: string[] | Record<string, Record<string, unknown>>; mode?: "all" | "any" };
     const proxy = (auth: Auth, headers?: Record<string, string>) => ({ baseUrl: `${upstream.origin}/v`, auth, ...(headers ? { headers } : {}) });
     app = await startServer({
       root: ROOT,
@@ -33,6 +33,9 @@ describe("custom proxy verifiers", () => {
               any: proxy({ enabled: true, mode: "any", verifiers: ["refuses", "throws", "header-key"] }),
               anyfail: proxy({ enabled: true, mode: "any", verifiers: ["refuses", "throws", "truthy"] }),
               target: proxy({ enabled: true, verifiers: ["target"] }),
+              okobject: proxy({ enabled: true, verifiers: ["ok-object"] }),
+              settings: proxy({ verifiers: { "ok-object": {}, settings: { allow: true, note: "n" } } }),
+              settingsdeny: proxy({ verifiers: { settings: { allow: false } } }),
               slow: { baseUrl: `${upstream.origin}/slow-verified`, auth: { enabled: true, verifiers: ["slow"] } },
               disabled: proxy({ enabled: false, verifiers: ["refuses"] }, { "x-api-key": "static-only" }),
               implied: proxy({ verifiers: ["refuses"] }),
@@ -54,6 +57,20 @@ describe("custom proxy verifiers", () => {
 
   const KEY = { "x-key": "open-sesame" };
   const get = (alias: string, headers: Record<string, string> = {}, rest = "/r") => send(app.url, `/proxy/${alias}${rest}`, { viewer, headers });
+
+  it("passes a verifier that returns { ok: true }, as RPC verifiers do", async () => {
+    expect((await get("okobject")).status).toBe(200);
+  });
+
+  it("hands each verifier its settings when auth.verifiers is a map, and the frozen plugin-facing core", async () => {
+    const passed = await get("settings");
+    expect(passed.status).toBe(200);
+    const seen = JSON.parse(passed.json.headers["x-settings"]);
+    expect(seen).toEqual({ verifierName: "settings", verifierConfig: { allow: true, note: "n" }, devMode: false, frozen: true, keys: ["server"] });
+    const refused = await get("settingsdeny");
+    expect(refused.status).toBe(401);
+    expect(refused.json.code).toBe("PROXY_AUTH_FAILED");
+  });
 
   it("in all mode, needs every verifier; a thrown reason goes to the log only", async () => {
     const passed = await get("all", KEY);
@@ -77,7 +94,7 @@ describe("custom proxy verifiers", () => {
     }
   });
 
-  it("passes only on exactly true: false and truthy values fail", async () => {
+  it("passes only on true or { ok: true }: false and truthy values fail", async () => {
     expect((await get("refuses")).status).toBe(401);
     expect((await get("truthy")).status).toBe(401);
   });

@@ -1,6 +1,7 @@
 // The RPC gateway: routing, the order of checks, every non-runtime row of the README
 // "Error codes" table with malformed input, ctx fields, RpcError, undefined → null, generic 500s.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { openViewer, rawRequest, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
 
@@ -180,7 +181,39 @@ describe("RPC gateway", () => {
     });
   });
 
+  it("answers an RpcError thrown from another copy of the package with its own status and code", async () => {
+    const answer = await rpc(app.url, "plugin/matrix/foreignRpcError", { viewer });
+    expect(answer.status).toBe(418);
+    expect(answer.body).toEqual({ error: "short and stout", code: "TEAPOT", details: { spout: true } });
+  });
+
   describe("body size", () => {
+    it("keeps the connection for a refused call with a small body: the next call reuses it", async () => {
+      // Closing after every 401 would make each refusal pay for a new connection.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const send = () =>
+        new Promise<{ status: number; reused: boolean; connection: string | undefined }>((resolve, reject) => {
+          const target = new URL(app.url);
+          const req = httpRequest(
+            { host: target.hostname, port: target.port, path: "/__rpc/plugin/matrix/echo", method: "POST", agent, headers: { "content-type": "application/json" } },
+            (res) => {
+              res.resume();
+              res.on("end", () => resolve({ status: res.statusCode!, reused: req.reusedSocket, connection: res.headers.connection }));
+            },
+          );
+          req.on("error", reject);
+          req.end(JSON.stringify({ args: [{ message: "refused: no session" }] }));
+        });
+      try {
+        const first = await send();
+        const second = await send();
+        expect(first).toEqual({ status: 401, reused: false, connection: "keep-alive" });
+        expect(second).toEqual({ status: 401, reused: true, connection: "keep-alive" });
+      } finally {
+        agent.destroy();
+      }
+    });
+
     it("answers 413 from Content-Length alone, without waiting for the body", async () => {
       const answer = await rawRequest(app.url, {
         path: "/__rpc/plugin/matrix/small",

@@ -11,7 +11,7 @@ import type { DestinationStream } from "pino";
 import { SessionSigner, sessionSecretFrom } from "../auth/session.js";
 import { SessionCheck } from "../auth/session-cache.js";
 import { VerifierRegistry } from "../auth/verifier-registry.js";
-import { checkRpcVerifierNames, type RpcVerifier } from "../auth/rpc-verifiers.js";
+import { checkRpcVerifierNames } from "../auth/rpc-contexts.js";
 import { BuiltinJwtVerifiers } from "../auth/jwt-verifiers.js";
 import { loadConfigFile, parseConfig } from "../config/load.js";
 import type { AppConfigInput } from "../config/schema.js";
@@ -21,20 +21,21 @@ import type { Target } from "../discovery/registry.js";
 import { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import { StartupError } from "../errors/http-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
-import type { ClusterHooks } from "../cluster/hooks.js";
+import type { ClusterHooks } from "../core/cluster-hooks.js";
 import { InFlightCounter } from "../metrics/in-flight.js";
 import { metricsRoutes } from "../metrics/route.js";
-import type { ProxyVerifier } from "../proxy/verifiers.js";
+import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
+import { createCoreFacade } from "../core/facade.js";
 import { checkProxyConfig } from "../proxy/check-config.js";
 import { proxyRoutes } from "../proxy/route.js";
 import { rpcRoutes } from "../rpc/route.js";
 import { addDevServerTargets } from "../rpc/server-methods.js";
 import { RpcRuntime } from "../runtime/runtime.js";
-import { installAppServerGlobal } from "./app-server-global.js";
-import type { ServerCore } from "./core.js";
-import { devConsoleRoutes } from "./dev-console.js";
+import { joinAppServerGlobal } from "../plugin-api/app-server.js";
+import type { ServerCore } from "./server-core.js";
+import { devConsoleRoutes } from "../static/dev-console.js";
 import { createHttpApp } from "./http-app.js";
-import { staticRoutes } from "./static-routes.js";
+import { staticRoutes } from "../static/static-routes.js";
 
 const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DEMO_ROOT = join(PACKAGE_ROOT, "demo");
@@ -90,116 +91,130 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
 
   const rpcVerifiers = new VerifierRegistry<RpcVerifier>("RPC");
   const proxyVerifiers = new VerifierRegistry<ProxyVerifier>("proxy");
-  installAppServerGlobal({
+  const outbound = { allow: config.outbound.allow, timeoutMs: config.outbound.timeoutMs };
+  const global = joinAppServerGlobal({
     dev,
-    outbound: { allow: config.outbound.allow, timeoutMs: config.outbound.timeoutMs },
+    outbound,
     registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn),
     registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn),
   });
+  try {
+    return await assemble();
+  } catch (error) {
+    global.leave();
+    throw error;
+  }
 
-  // Built-in verifiers first, so that a boot hook may replace them.
-  const builtinJwt = new BuiltinJwtVerifiers(config, env).register({ rpcVerifiers, proxyVerifiers });
+  async function assemble(): Promise<AppServer> {
+    // Built-in verifiers first, so that a boot hook may replace them.
+    const builtinJwt = new BuiltinJwtVerifiers(config, env).register({ rpcVerifiers, proxyVerifiers });
 
-  const serverOnlyFiles = new ServerOnlyFiles(log);
-  const registry = await discover({
-    root,
-    config,
-    log,
-    serverOnlyFiles,
-    bootApi: (item) => ({
-      registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier),
-      registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier),
-      config: config.itemConfig(item.kind, item.id),
-      log: log.child({ [item.kind]: item.id }),
+    const serverOnlyFiles = new ServerOnlyFiles(log);
+    const registry = await global.boot(() => discover({
+      root,
+      config,
+      log,
+      serverOnlyFiles,
+      bootApi: (item) => ({
+        registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier),
+        registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier),
+        config: config.itemConfig(item.kind, item.id),
+        log: log.child({ [item.kind]: item.id }),
+        dev,
+        kind: item.kind,
+        id: item.id,
+      }),
+    }));
+    checkRpcVerifierNames(config.rpcVerifiers, rpcVerifiers);
+    checkProxyConfig(config, proxyVerifiers);
+    builtinJwt.checkSettings({ rpcVerifiers, proxyVerifiers });
+    warnSessionlessMethods(registry.all(), log);
+
+    const sessions = new SessionSigner(secret, config.sessionTtlSec);
+    const core: ServerCore = {
+      root,
       dev,
-      kind: item.kind,
-      id: item.id,
-    }),
-  });
-  checkRpcVerifierNames(config.rpcVerifiers, rpcVerifiers);
-  checkProxyConfig(config, proxyVerifiers);
-  builtinJwt.checkSettings({ rpcVerifiers, proxyVerifiers });
-  warnSessionlessMethods(registry.all(), log);
+      config,
+      log,
+      maskSecrets,
+      ringBuffer,
+      registry,
+      serverOnlyFiles,
+      sessions,
+      sessionChecks: new SessionCheck(sessions),
+      rpcVerifiers,
+      proxyVerifiers,
+      startedAt: Date.now(),
+      version: await packageVersion(),
+      events: { rpc: [], proxy: [] },
+      facade: createCoreFacade({ dev }),
+    };
+    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound });
+    await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
+    const inFlight = new InFlightCounter();
+    if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
 
-  const sessions = new SessionSigner(secret, config.sessionTtlSec);
-  const core: ServerCore = {
-    root,
-    dev,
-    config,
-    log,
-    maskSecrets,
-    ringBuffer,
-    registry,
-    serverOnlyFiles,
-    sessions,
-    sessionChecks: new SessionCheck(sessions),
-    rpcVerifiers,
-    proxyVerifiers,
-    startedAt: Date.now(),
-    version: await packageVersion(),
-    rpcEventListeners: [],
-    proxyEventListeners: [],
-  };
-  const runtime = new RpcRuntime(core);
-  await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
-  const inFlight = new InFlightCounter();
-  if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
+    const { app, startClosing } = createHttpApp(log, config);
+    inFlight.attach(app.server);
+    // Each part takes the narrow options it declares; `core` has every field they name.
+    await app.register(rpcRoutes, { ...core, runtime });
+    await app.register(proxyRoutes, core);
+    await app.register(staticRoutes, core);
+    await app.register(metricsRoutes, { ...core, runtime, inFlight, cluster: options.cluster });
+    await app.register(devConsoleRoutes, core);
 
-  const { app, startClosing } = createHttpApp(log, config);
-  inFlight.attach(app.server);
-  await app.register(rpcRoutes, { core, runtime });
-  await app.register(proxyRoutes, { core });
-  await app.register(staticRoutes, { core });
-  await app.register(metricsRoutes, { core, runtime, inFlight, cluster: options.cluster });
-  await app.register(devConsoleRoutes, { core });
-
-  let url: string | null = null;
-  const server: AppServer = {
-    app,
-    core,
-    runtime,
-    log,
-    get url() {
-      return url;
-    },
-    address() {
-      const address = app.server.address();
-      return address && typeof address === "object" ? { host: address.address, port: address.port } : null;
-    },
-    async listen() {
-      const host = options.host ?? "127.0.0.1";
-      const port = options.port ?? 8080;
-      try {
-        // Listening on the ready instance's server ourselves: app.listen() would log its own
-        // "Server listening" line, and the ready line is ours, printed once below.
-        await app.ready();
-        await new Promise<void>((resolve, reject) => {
-          app.server.once("error", reject);
-          app.server.listen(port, host, () => {
-            app.server.off("error", reject);
-            resolve();
+    let url: string | null = null;
+    const server: AppServer = {
+      app,
+      core,
+      runtime,
+      log,
+      get url() {
+        return url;
+      },
+      address() {
+        const address = app.server.address();
+        return address && typeof address === "object" ? { host: address.address, port: address.port } : null;
+      },
+      async listen() {
+        const host = options.host ?? "127.0.0.1";
+        const port = options.port ?? 8080;
+        try {
+          // Listening on the ready instance's server ourselves: app.listen() would log its own
+          // "Server listening" line, and the ready line is ours, printed once below.
+          await app.ready();
+          await new Promise<void>((resolve, reject) => {
+            app.server.once("error", reject);
+            app.server.listen(port, host, () => {
+              app.server.off("error", reject);
+              resolve();
+            });
           });
-        });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "EADDRINUSE") throw new StartupError(`port ${port} on ${host} is already in use`);
-        if (code === "EACCES") throw new StartupError(`no permission to listen on ${host}:${port}`);
-        if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new StartupError(`cannot listen on host ${host}`);
-        throw error;
-      }
-      const bound = server.address()!;
-      url = `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
-      // In a cluster the master prints the one ready line, once every worker listens.
-      log.info({ url, dev, root }, options.cluster ? `worker ready at ${url}` : `listening on ${url}`);
-      return url;
-    },
-    async close() {
-      startClosing();
-      await app.close();
-      await runtime.close();
-    },
-  };
-  return server;
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "EADDRINUSE") throw new StartupError(`port ${port} on ${host} is already in use`);
+          if (code === "EACCES") throw new StartupError(`no permission to listen on ${host}:${port}`);
+          if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new StartupError(`cannot listen on host ${host}`);
+          throw error;
+        }
+        const bound = server.address()!;
+        url = `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
+        // In a cluster the master prints the one ready line, once every worker listens.
+        log.info({ url, dev, root }, options.cluster ? `worker ready at ${url}` : `listening on ${url}`);
+        return url;
+      },
+      async close() {
+        startClosing();
+        try {
+          await app.close();
+          await runtime.close();
+        } finally {
+          global.leave();
+        }
+      },
+    };
+    return server;
+  }
 }
 
 export async function checkRoot(root: string): Promise<void> {

@@ -1,6 +1,8 @@
 /**
- * The server's shared state, built once at start and handed to each part of the request
- * path. Verifiers receive it as `core`.
+ * One server's state, built once at start by the composition root. Each part declares the
+ * narrow options it needs (`RpcRouteOptions`, `ProxyRouteOptions`, …) and this object
+ * satisfies them all, so no part imports this file. Plugin code never sees it: verifiers
+ * get the frozen `facade`.
  */
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { Registry } from "../discovery/registry.js";
@@ -11,19 +13,9 @@ import type { LogRingBuffer } from "../log/ring-buffer.js";
 import type { SessionSigner } from "../auth/session.js";
 import type { SessionCheck } from "../auth/session-cache.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
-import type { RpcVerifier } from "../auth/rpc-verifiers.js";
-import type { ProxyVerifier } from "../proxy/verifiers.js";
-import type { RpcEventRecord } from "../rpc/answer.js";
-
-/** What every proxied request ends with, for listeners such as metrics. */
-export interface ProxyEventRecord {
-  event: string;
-  /** The configured alias, or null when the request named none that exists. */
-  alias: string | null;
-  method: string;
-  status: number;
-  durationMs: number;
-}
+import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
+import type { CoreFacade } from "../core/facade.js";
+import type { EventListeners } from "../log/events.js";
 
 export interface ServerCore {
   root: string;
@@ -43,8 +35,8 @@ export interface ServerCore {
   proxyVerifiers: VerifierRegistry<ProxyVerifier>;
   startedAt: number;
   version: string;
-  /** Called once at the end of every RPC call (metrics hang here). */
-  rpcEventListeners: Array<(record: RpcEventRecord) => void>;
-  /** Called once at the end of every proxied request. */
-  proxyEventListeners: Array<(record: ProxyEventRecord) => void>;
+  /** Called once at the end of every RPC call and proxied request (metrics hang here). */
+  events: EventListeners;
+  /** What plugin code is shown of this server, as `core`. */
+  facade: CoreFacade;
 }

@@ -9,7 +9,7 @@ import type { ResolvedConfig } from "../config/resolve.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
-import { closeAfterAnswer } from "./lingering-close.js";
+import { closeAfterAnswer } from "../http/lingering-close.js";
 
 export interface HttpApp {
   app: FastifyInstance;

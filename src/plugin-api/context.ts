@@ -4,6 +4,7 @@
  * logger.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CoreFacade } from "../core/facade.js";
 import type { Logger } from "../log/logger.js";
 
 export interface IsolatedRpcContext {
@@ -19,6 +20,8 @@ export interface IsolatedRpcContext {
   requestId: string;
   /** This plugin's or module's section of the config. */
   config: unknown;
+  /** A frozen view of the server for plugin code: `core.server.devMode`. */
+  core: CoreFacade;
   /** Fires on timeout and when the client goes away. */
   signal: AbortSignal;
 }

@@ -3,27 +3,13 @@
  * `rpcVerifiers` entry applies to a call, and running its verifiers in `all` or `any`
  * mode. Session and CSRF are not verifiers; they run earlier in the request path.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { VerifierContext } from "../config/schema.js";
+import type { CoreFacade } from "../core/facade.js";
 import { StartupError, errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
+import { runVerifiers } from "./run-verifiers.js";
+import type { RpcVerifier, RpcVerifierInput } from "./verifier-types.js";
 import type { VerifierRegistry } from "./verifier-registry.js";
-
-export interface RpcVerifierInput {
-  req: IncomingMessage;
-  res: ServerResponse;
-  core: unknown;
-  contextId: string | undefined;
-  context: VerifierContext;
-  verifierName: string;
-  verifierConfig: Record<string, unknown>;
-  kind: string;
-  id: string;
-  method: string;
-}
-
-export type RpcVerifierResult = boolean | { ok: boolean; user?: unknown } | null | undefined;
-export type RpcVerifier = (input: RpcVerifierInput) => RpcVerifierResult | Promise<RpcVerifierResult>;
 
 export interface ResolvedContext {
   /** The entry name that applied (`default` when falling back), or null when none did. */
@@ -55,7 +41,8 @@ export function contextHasVerifiers(context: VerifierContext | undefined): boole
   return context !== undefined && context.enabled !== false && verifierNames(context).length > 0;
 }
 
-export interface VerifyInput extends Omit<RpcVerifierInput, "verifierName" | "verifierConfig" | "context"> {
+export interface VerifyInput extends Omit<RpcVerifierInput, "verifierName" | "verifierConfig" | "context" | "core"> {
+  reqId: string;
   resolved: ResolvedContext;
   requireSession: boolean;
 }
@@ -67,6 +54,7 @@ export interface VerifyInput extends Omit<RpcVerifierInput, "verifierName" | "ve
 export async function runRpcVerifiers(
   input: VerifyInput,
   registry: VerifierRegistry<RpcVerifier>,
+  core: CoreFacade,
   log: Logger,
 ): Promise<unknown> {
   const { context } = input.resolved;
@@ -74,57 +62,29 @@ export async function runRpcVerifiers(
     if (input.requireSession || context?.enabled === false) return null;
     throw errorOf(context === undefined ? "RPC_AUTH_NOT_CONFIGURED" : "RPC_AUTH_NO_VERIFIERS");
   }
-  const mode = context!.mode ?? "all";
-  let user: unknown = null;
-  let passed = 0;
-  for (const name of verifierNames(context)) {
-    const outcome = await runOne(name, input, context!, registry, log);
-    if (outcome.ok) {
-      passed += 1;
-      user ??= outcome.user ?? null;
-      if (mode === "any") return user;
-    } else if (mode === "all") {
-      throw errorOf("RPC_AUTH_FAILED");
-    }
-  }
-  if (passed === 0) throw errorOf("RPC_AUTH_FAILED");
-  return user;
-}
-
-async function runOne(
-  name: string,
-  input: VerifyInput,
-  context: VerifierContext,
-  registry: VerifierRegistry<RpcVerifier>,
-  log: Logger,
-): Promise<{ ok: boolean; user?: unknown }> {
-  const verifier = registry.get(name);
-  if (!verifier) {
-    log.error({ verifier: name }, "rpc verifier is not registered");
-    return { ok: false };
-  }
-  try {
-    const result = await verifier({
+  const settings = context!.verifiers!;
+  const verdict = await runVerifiers({
+    names: verifierNames(context),
+    mode: context!.mode ?? "all",
+    registry,
+    inputFor: (name) => ({
       req: input.req,
       res: input.res,
-      core: input.core,
+      core,
       contextId: input.contextId,
-      context,
+      context: context!,
       verifierName: name,
-      verifierConfig: (context.verifiers?.[name] ?? {}) as Record<string, unknown>,
+      verifierConfig: (settings[name] ?? {}) as Record<string, unknown>,
       kind: input.kind,
       id: input.id,
       method: input.method,
-    });
-    if (result === true) return { ok: true };
-    if (result && typeof result === "object" && result.ok === true) return { ok: true, user: result.user };
-    log.info({ verifier: name, contextId: input.resolved.name }, "rpc verifier refused the call");
-    return { ok: false };
-  } catch (error) {
-    // The reason goes to the log only: a client learns nothing about why a token failed.
-    log.info({ verifier: name, contextId: input.resolved.name, reason: (error as Error)?.message }, "rpc verifier refused the call");
-    return { ok: false };
-  }
+    }),
+    log,
+    path: "rpc",
+    logFields: { reqId: input.reqId, contextId: input.resolved.name },
+  });
+  if (!verdict.passed) throw errorOf("RPC_AUTH_FAILED");
+  return verdict.user;
 }
 
 /** Every verifier a context names must exist once boot hooks have run. */

@@ -4,7 +4,7 @@
  * connections, let the calls and proxied streams under way finish within
  * `server.shutdownTimeoutMs`, release the isolation pool, exit 0.
  */
-import type { AppServer } from "../server/create-server.js";
+import type { AppServer } from "./create-server.js";
 
 export type CloseOutcome = "closed" | "timed-out";
 

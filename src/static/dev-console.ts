@@ -8,8 +8,8 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
-import type { ServerCore } from "./core.js";
-import { closeWhenBodyIgnored } from "./lingering-close.js";
+import type { SessionSigner } from "../auth/session.js";
+import { closeWhenBodyIgnored } from "../http/lingering-close.js";
 import { ensureSession, injectBootstrap } from "./viewer-page.js";
 
 export const DEV_CONSOLE_PATH = "/__app/dev";
@@ -21,8 +21,14 @@ const ASSETS = new Map([
   ["console.css", "text/css; charset=utf-8"],
 ]);
 
-export async function devConsoleRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
-  const { core } = options;
+export interface DevConsoleOptions {
+  dev: boolean;
+  sessions: SessionSigner;
+  config: { trustProxy: boolean };
+}
+
+export async function devConsoleRoutes(app: FastifyInstance, options: DevConsoleOptions): Promise<void> {
+  const core = options;
   if (!core.dev) return;
   closeWhenBodyIgnored(app);
 

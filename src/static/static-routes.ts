@@ -7,16 +7,26 @@ import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import type { SessionSigner } from "../auth/session.js";
+import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import { errorOf } from "../errors/http-error.js";
-import type { ServerCore } from "./core.js";
-import { closeWhenBodyIgnored } from "./lingering-close.js";
+import { closeWhenBodyIgnored } from "../http/lingering-close.js";
+import { sendError as sendHttpError } from "../http/send-error.js";
 import { isServerOnlyItemPath, mapStaticPath } from "./static-path.js";
 import { CLIENT_SCRIPT_PATH, ensureSession, injectBootstrap } from "./viewer-page.js";
 
 const CLIENT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "client");
 
-export async function staticRoutes(app: FastifyInstance, options: { core: ServerCore }): Promise<void> {
-  const { core } = options;
+/** What static serving needs from the server it is part of. */
+export interface StaticRouteOptions {
+  root: string;
+  sessions: SessionSigner;
+  serverOnlyFiles: ServerOnlyFiles;
+  config: { trustProxy: boolean };
+}
+
+export async function staticRoutes(app: FastifyInstance, options: StaticRouteOptions): Promise<void> {
+  const core = options;
   // `serve: false`: only `reply.sendFile` (ETag, ranges, content types), never a route of its own.
   closeWhenBodyIgnored(app);
   await app.register(fastifyStatic, { root: join(core.root, "public"), serve: false, dotfiles: "deny", index: false });
@@ -74,7 +84,7 @@ async function realPathInside(file: string, base: string, realBases: Map<string,
  * named `ui.js` does not serve a `.ts` file or the `server/` folder, then the files server
  * code imports.
  */
-function refusedInItem(real: { file: string; base: string }, core: ServerCore): boolean {
+function refusedInItem(real: { file: string; base: string }, core: StaticRouteOptions): boolean {
   return isServerOnlyItemPath(real.file.slice(real.base.length + 1).split(sep)) || core.serverOnlyFiles.refuses(real.file, real.base);
 }
 
@@ -92,6 +102,5 @@ class PageCache {
 }
 
 function sendError(reply: FastifyReply, code: "BAD_PATH" | "NOT_FOUND") {
-  const error = errorOf(code);
-  return reply.code(error.status).send(error.toJSON());
+  return sendHttpError(reply, errorOf(code));
 }

@@ -24,6 +24,14 @@ export const LINGER_IDLE_MS = 500;
 
 const lingering = new WeakSet<Socket>();
 
+/**
+ * A declared body up to this size is left to Node, which reads and drops it after the
+ * answer and keeps the connection: closing it would make every refused call (401, 403,
+ * 404 with a small JSON body) pay for a new connection, about three times the CPU of the
+ * refusal itself in `npm run bench` (section "refusals").
+ */
+export const DRAIN_MAX_BYTES = 64 * 1024;
+
 /** A request whose declared body has not been read to its end. */
 export function hasUnreadBody(req: IncomingMessage): boolean {
   if (req.readableEnded) return false;
@@ -31,13 +39,34 @@ export function hasUnreadBody(req: IncomingMessage): boolean {
   return (declared !== undefined && declared !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
+/** A small declared body the gateway never started to read: worth draining to keep the connection. */
+function drainable(req: IncomingMessage): boolean {
+  return req.headers["transfer-encoding"] === undefined && Number(req.headers["content-length"]) <= DRAIN_MAX_BYTES && req.readableFlowing === null;
+}
+
 /**
- * Call before an answer is sent. When the request body is still unread, the answer gets
- * `Connection: close` and the connection lingers as described above; returns whether it
+ * Lets Node read and drop a small unread body after the answer, keeping the connection; a
+ * body that still has not arrived after LINGER_MAX_MS ends the connection all the same.
+ */
+function drainKeepingConnection(req: IncomingMessage): void {
+  const socket = req.socket;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MAX_MS).unref();
+  req.once("end", () => clearTimeout(timer));
+  socket.once("close", () => clearTimeout(timer));
+}
+
+/**
+ * Call before an answer is sent. With `keepSmall`, an unread body of at most DRAIN_MAX_BYTES
+ * that nobody started to read is drained and the connection kept (a refusal that is not
+ * about the body itself). Any other unread body: the answer gets `Connection: close` and the connection lingers as described above; returns whether it
  * did. Calling it again for the same connection changes nothing.
  */
-export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): boolean {
+export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse, keepSmall = false): boolean {
   if (!hasUnreadBody(req)) return false;
+  if (keepSmall && drainable(req)) {
+    drainKeepingConnection(req);
+    return false;
+  }
   if (!res.headersSent) res.setHeader("connection", "close");
   const socket = req.socket;
   // Everything already arrived: nothing is left on the wire to cause a reset.
