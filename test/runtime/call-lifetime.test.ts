@@ -3,8 +3,8 @@
 // call learns it through race(), onEnd(), onTimeout() or the lazily made signal. The timer
 // runs on vitest's clock: no real waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CallLifetime, CallTimeoutError } from "../../dist/runtime/call-lifetime.js";
-import { ClientGoneError } from "../../dist/rpc/body.js";
+import { CallLifetime, CallTimeoutError, ClientGoneError } from "../../dist/runtime/call-lifetime.js";
+
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -4,8 +4,8 @@
 // Timeouts run on vitest's clock: no real waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConcurrencyLimiter, ConcurrencyLimiters } from "../../dist/runtime/concurrency.js";
-import { CallLifetime, CallTimeoutError } from "../../dist/runtime/call-lifetime.js";
-import { ClientGoneError } from "../../dist/rpc/body.js";
+import { CallLifetime, CallTimeoutError, ClientGoneError } from "../../dist/runtime/call-lifetime.js";
+
 import { RpcError } from "../../dist/errors/http-error.js";
 
 beforeEach(() => {
