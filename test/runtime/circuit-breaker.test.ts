@@ -3,7 +3,7 @@
 // call runs and its outcome closes or reopens it. The clock is vitest's: no real waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CircuitBreaker, CircuitBreakers, type CallOutcome } from "../../dist/runtime/circuit-breaker.js";
-import { RpcError } from "../../dist/errors/http-error.js";
+import { HttpError } from "../../dist/errors/http-error.js";
 
 const THRESHOLD = 3;
 const RESET_MS = 1_000;
@@ -26,13 +26,13 @@ function call(breaker: CircuitBreaker, outcome: CallOutcome): boolean {
 }
 
 /** The refusal `admit` throws; fails the test when the call is let through instead. */
-function refusal(breaker: CircuitBreaker): RpcError {
+function refusal(breaker: CircuitBreaker): HttpError {
   let admitted: boolean;
   try {
     admitted = breaker.admit();
   } catch (error) {
-    expect(error).toBeInstanceOf(RpcError);
-    return error as RpcError;
+    expect(error).toBeInstanceOf(HttpError);
+    return error as HttpError;
   }
   throw new Error(`expected RPC_CIRCUIT_OPEN, the call was let through (trial: ${admitted})`);
 }

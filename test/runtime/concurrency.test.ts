@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConcurrencyLimiter, ConcurrencyLimiters } from "../../dist/runtime/concurrency.js";
 import { CallLifetime, CallTimeoutError, ClientGoneError } from "../../dist/runtime/call-lifetime.js";
 
-import { RpcError } from "../../dist/errors/http-error.js";
+import { HttpError } from "../../dist/errors/http-error.js";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -43,12 +43,12 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 }
 
-function queueFull(limiter: ConcurrencyLimiter): RpcError {
+function queueFull(limiter: ConcurrencyLimiter): HttpError {
   try {
     limiter.acquire(new CallLifetime());
   } catch (error) {
-    expect(error).toBeInstanceOf(RpcError);
-    return error as RpcError;
+    expect(error).toBeInstanceOf(HttpError);
+    return error as HttpError;
   }
   throw new Error("expected RPC_QUEUE_FULL, the call was accepted");
 }
