@@ -46,10 +46,21 @@ export function isHttpError(value: unknown): value is HttpError {
   return typeof value === "object" && value !== null && (value as { [HTTP_ERROR]?: unknown })[HTTP_ERROR] === true;
 }
 
-/** An error from the code table, with its declared status and message. */
+/**
+ * An error from the code table, with its declared status and message. Without a stack:
+ * these are expected outcomes (a refused call, a full queue), where it points nowhere
+ * useful, and capturing it was a measurable part of a refusal's CPU time (`npm run bench`,
+ * section "refusals").
+ */
 export function errorOf(code: ErrorCode, details: Record<string, unknown> = {}, message?: string): HttpError {
   const entry = ERROR_CODES[code];
-  return new HttpError(entry.status, code, message ?? entry.message, details);
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new HttpError(entry.status, code, message ?? entry.message, details);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** Errors that stop the server from starting: printed as one line, exit non-zero. */

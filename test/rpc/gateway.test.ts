@@ -204,12 +204,21 @@ describe("RPC gateway", () => {
           req.on("error", reject);
           req.end(JSON.stringify({ args: [{ message: "refused: no session" }] }));
         });
+      // Node warns once an emitter has more than 10 listeners of one event: refusals on one
+      // socket must not leave one behind each.
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on("warning", onWarning);
       try {
         const first = await send();
         const second = await send();
         expect(first).toEqual({ status: 401, reused: false, connection: "keep-alive" });
         expect(second).toEqual({ status: 401, reused: true, connection: "keep-alive" });
+        for (let i = 0; i < 30; i++) expect(await send()).toEqual({ status: 401, reused: true, connection: "keep-alive" });
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
       } finally {
+        process.off("warning", onWarning);
         agent.destroy();
       }
     });
