@@ -23,14 +23,27 @@ export class HttpError extends Error {
     this.status = Number.isInteger(status) && status >= 400 && status <= 599 ? status : 500;
     this.code = code;
     this.details = details;
-    // Defined, not declared: the brand stays out of the type, so the declarations of two
-    // copies of the package (or of src/ and dist/) stay interchangeable.
-    Object.defineProperty(this, HTTP_ERROR, { value: true });
   }
 
   toJSON(): { error: string; code: string; details: Record<string, unknown> } {
     return { error: this.message, code: this.code, details: this.details };
   }
+}
+
+// On the prototype, and defined rather than declared: each instance inherits it at no
+// cost, and the brand stays out of the type, so the declarations of two copies of the
+// package (or of src/ and dist/) stay interchangeable.
+Object.defineProperty(HttpError.prototype, HTTP_ERROR, { value: true });
+
+/**
+ * An error made by the server from the code table with its declared message: its text and
+ * details are the server's own, never a method's, so it needs no secret masking.
+ */
+class CodeTableError extends HttpError {}
+
+/** True for an error `errorOf` made with the table's own message. */
+export function isFromCodeTable(error: HttpError): boolean {
+  return error instanceof CodeTableError;
 }
 
 /** What a method author throws to answer a clean error: `new RpcError(status, code, message, details?)`. */
@@ -57,7 +70,7 @@ export function errorOf(code: ErrorCode, details: Record<string, unknown> = {}, 
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return new HttpError(entry.status, code, message ?? entry.message, details);
+    return message === undefined ? new CodeTableError(entry.status, code, entry.message, details) : new HttpError(entry.status, code, message, details);
   } finally {
     Error.stackTraceLimit = limit;
   }

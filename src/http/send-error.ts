@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
-import type { HttpError } from "../errors/http-error.js";
+import { isFromCodeTable, type HttpError } from "../errors/http-error.js";
 import { maskJsonAnswer, type SecretMask } from "../log/mask-secrets.js";
 import { closeAfterAnswer } from "./lingering-close.js";
 
@@ -51,7 +51,7 @@ export function errorJson(error: HttpError, mask?: SecretMask | null): string {
     // A method's RpcError whose details cannot be serialised still answers its code.
     json = JSON.stringify({ error: error.message, code: error.code, details: {} });
   }
-  return mask ? maskJsonAnswer(json, mask) : json;
+  return mask && !isFromCodeTable(error) ? maskJsonAnswer(json, mask) : json;
 }
 
 /** A refusal about the body itself (too large, too slow) never keeps the connection. */
