@@ -2,11 +2,15 @@
  * Which files a server file or boot hook pulls in, so that static serving can refuse them
  * (README "HTTP routes"). esbuild resolves the way the server-file loader does and more:
  * relative and extensionless imports, directory `index` files, JSON, `require()`, literal
- * dynamic `import()`, `file:` URLs and the item's `tsconfig.json` `paths`. npm packages
- * stay external: `node_modules` is never served anyway. Nothing is written; the bundle is
- * thrown away.
+ * dynamic `import()`, `file:` URLs and the item's `tsconfig.json` `paths`. An import by
+ * package name is resolved too, because it can lead to a servable file: the item's own
+ * package name (Node's self-reference through `exports`), or a `file:` or workspace
+ * dependency installed as a symlink to another folder. Only what really lies inside a
+ * `node_modules` folder stays external: that is never served. Nothing is written; the
+ * bundle is thrown away.
  */
-import { dirname } from "node:path";
+import { realpath } from "node:fs/promises";
+import { dirname, isAbsolute, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 
@@ -20,9 +24,12 @@ export interface ImportGraph {
 /** The order the loader tries for an extensionless import, then the rest esbuild can parse. */
 const RESOLVE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".cts", ".cjs", ".json", ".tsx", ".jsx"];
 const PARSED = /\.(?:[cm]?[jt]s|json|[jt]sx)$/i;
+/** Marks the plugin's own `resolve` call, so that its resolver does not answer itself. */
+const RESOLVING = Symbol("resolving");
 
 export async function importGraph(entry: string): Promise<ImportGraph> {
   const files = new Set<string>();
+  const realEntry = await realpath(entry).catch(() => entry);
   // Records every file as it is loaded, so that a graph that fails half-way still names
   // what it reached. A file esbuild has no loader for (`.node`, `.wasm`, data) is recorded
   // and read as empty instead of failing the whole graph.
@@ -31,6 +38,18 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
     setup(builder) {
       // esbuild would take `file:///…` for a package name and leave it out.
       builder.onResolve({ filter: /^file:/ }, (args) => ({ path: fileURLToPath(args.path) }));
+      // Package names (and `#` imports): resolved as esbuild would, then judged by the real
+      // path, since a symlinked dependency's files are served under the folder it points to.
+      builder.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === RESOLVING || isAbsolute(args.path)) return undefined;
+        const found = await builder.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
+        // Built-ins, and a package that is not installed: Node loads nothing servable.
+        if (found.errors.length > 0 || found.external || found.namespace !== "file") return { path: args.path, external: true };
+        const real = await realpath(found.path).catch(() => found.path);
+        const installed = installedPackageOf(real);
+        if (installed !== undefined && installed !== installedPackageOf(realEntry)) return { path: args.path, external: true };
+        return { path: real };
+      });
       builder.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
         files.add(args.path);
         return PARSED.test(args.path) ? undefined : { contents: "", loader: "empty" };
@@ -43,7 +62,6 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
       absWorkingDir: dirname(entry),
       bundle: true,
       write: false,
-      packages: "external",
       platform: "node",
       format: "esm",
       logLevel: "silent",
@@ -58,4 +76,17 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
       : (error as Error).message;
     return { files: [...files, entry], error: reason };
   }
+}
+
+/**
+ * The installed package (`…/node_modules/name` or `…/node_modules/@scope/name`) whose
+ * folder holds `path`, or undefined outside any `node_modules`. Another package than the
+ * server file's own is never served; the server file's own one is the app itself
+ * installed as a package, whose folders are served.
+ */
+function installedPackageOf(path: string): string | undefined {
+  const segments = path.split(sep);
+  const at = segments.lastIndexOf("node_modules");
+  if (at === -1) return undefined;
+  return segments.slice(0, at + (segments[at + 1]?.startsWith("@") ? 3 : 2)).join(sep);
 }

@@ -7,7 +7,8 @@
  * helpers servable: its item then refuses every file Node could load as code or data, and a
  * warning names the file and the cause.
  */
-import { realpath } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import type { Logger } from "../log/logger.js";
 import { importGraph } from "./server-imports.js";
 
@@ -23,6 +24,10 @@ export class ServerOnlyFiles {
   readonly #unknown = new Map<string, string>();
   /** The item folders (real paths) with at least one such server file. */
   #lockedItems = new Set<string>();
+  /** Whether the disk ignores case, found out on the first item; paths are then kept and
+   * looked up lower-cased, or `X.JS` would serve what `x.js` refuses. */
+  #caseInsensitive: Promise<boolean> | undefined = undefined;
+  #foldCase = false;
 
   constructor(log: Logger) {
     this.#log = log;
@@ -31,14 +36,15 @@ export class ServerOnlyFiles {
   /** Works out what each of `entries` (server files and boot hooks of the item in `itemDir`) imports. */
   async track(itemDir: string, entries: readonly string[]): Promise<void> {
     const realItemDir = await realpath(itemDir).catch(() => itemDir);
+    this.#foldCase = await (this.#caseInsensitive ??= caseInsensitiveDisk(realItemDir));
     await Promise.all(
       entries.map(async (entry) => {
         const graph = await importGraph(entry);
-        for (const file of graph.files) this.#imported.add(await realpath(file).catch(() => file));
+        for (const file of graph.files) this.#imported.add(this.#key(await realpath(file).catch(() => file)));
         if (graph.error === undefined) {
           this.#unknown.delete(entry);
         } else {
-          this.#unknown.set(entry, realItemDir);
+          this.#unknown.set(entry, this.#key(realItemDir));
           this.#log.warn(
             { file: entry, reason: graph.error },
             `cannot work out what ${entry} imports: no .js, .mjs, .cjs, .json, .jsx, .tsx, .node or .wasm file of ${itemDir} is served`,
@@ -51,7 +57,28 @@ export class ServerOnlyFiles {
 
   /** True when `realFile`, served from the item whose real folder is `realItemDir`, must answer 404. */
   refuses(realFile: string, realItemDir: string): boolean {
-    if (this.#imported.has(realFile)) return true;
-    return this.#lockedItems.size > 0 && this.#lockedItems.has(realItemDir) && LOADABLE.test(realFile);
+    if (this.#imported.has(this.#key(realFile))) return true;
+    return this.#lockedItems.size > 0 && this.#lockedItems.has(this.#key(realItemDir)) && LOADABLE.test(realFile);
+  }
+
+  #key(realPath: string): string {
+    return this.#foldCase ? realPath.toLowerCase() : realPath;
+  }
+}
+
+/**
+ * True when the disk holding `realDir` ignores case: the folder's name with its case
+ * swapped is the same folder. A name without letters cannot tell; the platform's usual
+ * disk decides then (macOS and Windows ignore case).
+ */
+async function caseInsensitiveDisk(realDir: string): Promise<boolean> {
+  const name = basename(realDir);
+  const swapped = [...name].map((char) => (char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase())).join("");
+  if (swapped === name) return process.platform === "darwin" || process.platform === "win32";
+  try {
+    const [same, other] = await Promise.all([stat(realDir), stat(join(dirname(realDir), swapped))]);
+    return same.dev === other.dev && same.ino === other.ino;
+  } catch {
+    return false;
   }
 }

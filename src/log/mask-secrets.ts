@@ -15,7 +15,9 @@ type Mask = SecretMask;
 
 export function createSecretMasker(secrets: readonly string[]): Mask | null {
   const masks: Mask[] = [];
-  for (const secret of new Set(secrets)) {
+  // Longest first: a secret that holds a shorter one must be masked whole, not left with
+  // its own text around the shorter one's mask.
+  for (const secret of [...new Set(secrets)].sort((a, b) => b.length - a.length)) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     const escaped = JSON.stringify(secret).slice(1, -1);
     if (/^-?\d+(?:\.\d+)?$/.test(secret)) masks.push(numberMask(secret));

@@ -32,7 +32,7 @@ export class LogRingBuffer {
     const level = typeof record.level === "number" ? (LEVELS[record.level] ?? String(record.level)) : "info";
     // `id` is the entry's sequence number (paging relies on it); the logged event's own
     // `id` (the plugin or module id of rpc.* events and ctx.log lines) moves to `itemId`,
-    // the name ctx gives it, unless the event already has an `itemId` of its own.
+    // the name xOpat's log entries use, unless the event already has an `itemId` of its own.
     const { id: itemId, ...fields } = record;
     const entry: LogEntry = {
       ...fields,

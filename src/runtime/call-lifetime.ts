@@ -37,6 +37,8 @@ export class CallLifetime {
   #controller: AbortController | undefined = undefined;
   #listeners: EndListener[] | undefined = undefined;
   #timer: NodeJS.Timeout | undefined = undefined;
+  /** The budget `#timer` was armed with: a new budget needs a new timer. */
+  #timeoutMs = 0;
   #timedOut: CallTimeoutError | undefined = undefined;
   #timeoutListeners: TimeoutListener[] | undefined = undefined;
 
@@ -93,17 +95,22 @@ export class CallLifetime {
   /**
    * Arms the timeout, or starts it over from now when it is armed and has not fired yet
    * (the runtime does, so that a slow body or verifier does not eat the queue wait's and
-   * the method's budget; `Timeout.refresh()` allocates nothing). A timer that already
-   * fired is left alone. The timeout ends the call, and runs the `onTimeout` listeners even
+   * the method's budget; `Timeout.refresh()` allocates nothing, but keeps the first
+   * budget, so a different budget arms a new timer). A timer that already fired is left
+   * alone. The timeout ends the call, and runs the `onTimeout` listeners even
    * if the call had already ended because the client left: an isolated worker that ignores
    * its signal is still stopped on time.
    */
   startTimeout(timeoutMs: number): void {
     if (this.#timedOut !== undefined) return;
     if (this.#timer !== undefined) {
-      this.#timer.refresh();
-      return;
+      if (timeoutMs === this.#timeoutMs) {
+        this.#timer.refresh();
+        return;
+      }
+      clearTimeout(this.#timer);
     }
+    this.#timeoutMs = timeoutMs;
     this.#timer = setTimeout(() => {
       const reason = new CallTimeoutError(timeoutMs);
       this.#timedOut = reason;

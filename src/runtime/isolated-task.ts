@@ -9,7 +9,8 @@ export interface IsolatedTask {
   context: Omit<IsolatedRpcContext, "signal" | "args">;
   /** `ctx.args`, serialised by `packIsolatedArgs`. */
   args: Uint8Array;
-  /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker. */
+  /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker.
+   * The worker sends one back when it takes the task, so the pool knows it left the queue. */
   abortPort: import("node:worker_threads").MessagePort;
 }
 
@@ -26,7 +27,9 @@ export interface IsolatedError {
 export type IsolatedOutcome =
   | { ok: true; json: string }
   | { ok: false; badResult: string }
-  | { ok: false; error: IsolatedError };
+  | { ok: false; error: IsolatedError }
+  /** The call had ended before the method started: it never ran. */
+  | { ok: false; aborted: true };
 
 export interface IsolationWorkerData {
   dev: boolean;

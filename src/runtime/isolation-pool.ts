@@ -7,7 +7,7 @@
  * starts a new one.
  */
 import { availableParallelism } from "node:os";
-import { MessageChannel } from "node:worker_threads";
+import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { IsolationSettings } from "../config/schema.js";
 import { RpcError, errorOf } from "../errors/http-error.js";
@@ -47,12 +47,23 @@ export class IsolationPool {
    * worker past its timeout and the grace. Terminating in the same instant as the signal
    * left the method's abort handler no time to run. The caller's 504 does not wait for
    * the grace: the runtime answers at the timeout.
+   *
+   * A call that ends while it still waits for a free worker leaves piscina's queue at once
+   * (aborting a task that has not started only dequeues it): waiting for the grace would
+   * let it start after its caller was answered. The worker says when it takes the task;
+   * should the call end just before that notice arrives, the worker is terminated, and
+   * should a worker take a call that has ended, it sees the abort first and does not run it.
    */
   async run(invocation: Invocation, args: Uint8Array): Promise<SerializedResult> {
     const { entry, lifetime } = invocation;
     const { port1, port2 } = new MessageChannel();
-    const notify = () => port1.postMessage(1);
     const terminate = new AbortController();
+    let started = false;
+    const notify = (reason: unknown) => {
+      port1.postMessage(1);
+      started ||= receiveMessageOnPort(port1) !== undefined;
+      if (!started) terminate.abort(reason);
+    };
     let grace: NodeJS.Timeout | undefined;
     lifetime.onEnd(notify);
     // The lifetime runs its end listeners (the notice above) before its timeout listeners.
@@ -74,6 +85,7 @@ export class IsolationPool {
       port1.close();
     }
     if (outcome.ok) return new SerializedResult(outcome.json);
+    if ("aborted" in outcome) throw lifetime.reason;
     if ("badResult" in outcome) throw Object.assign(errorOf("RPC_BAD_RESULT"), { cause: new Error(outcome.badResult) });
     const { error } = outcome;
     if (error.rpc) throw new RpcError(error.status, error.code, error.message, error.details);

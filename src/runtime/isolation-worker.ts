@@ -4,7 +4,7 @@
  * version), runs it, and hands back the JSON text of the result, so the main thread sends
  * it as is and a non-serialisable result is caught here.
  */
-import { workerData } from "node:worker_threads";
+import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { isHttpError } from "../errors/http-error.js";
 import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
 import { importServerFile } from "../discovery/import-server-file.js";
@@ -23,13 +23,23 @@ globalThis.APP_SERVER = createAppServerApi({
 });
 
 export default async function runIsolated(task: IsolatedTask): Promise<IsolatedOutcome> {
+  // A call that ended while it waited for this worker has its abort already queued on the
+  // port, where a listener would only see it after the method started: read it now, so
+  // that such a call never runs (and the signal starts aborted).
   const controller = new AbortController();
-  task.abortPort.once("message", () => controller.abort(new Error("call aborted")));
+  const abortIfPending = () => {
+    if (!controller.signal.aborted && receiveMessageOnPort(task.abortPort) !== undefined) controller.abort(new Error("call aborted"));
+    return controller.signal.aborted;
+  };
   try {
+    if (abortIfPending()) return { ok: false, aborted: true };
+    task.abortPort.postMessage("started");
+    task.abortPort.once("message", () => controller.abort(new Error("call aborted")));
     const namespace = await importServerFile(task.file, task.version);
     const fn = namespace[task.method];
     if (typeof fn !== "function") throw new Error(`${task.file} no longer exports ${task.method}`);
     const args = unpackIsolatedArgs(task.args);
+    if (abortIfPending()) return { ok: false, aborted: true };
     const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, args, signal: controller.signal }, ...args);
     try {
       return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null" };

@@ -10,9 +10,10 @@ export type StaticLookup =
   | { ok: true; base: string; relative: string; item: boolean }
   | { ok: false; status: 400 | 404 };
 
-const SERVER_FILE_NAME = /\.server\./;
-/** TypeScript source is server code (browsers cannot run it). Case-insensitive: on a
- * case-insensitive disk `X.TS` is the same file. */
+/** Name rules are case-insensitive: on a case-insensitive disk `x.SERVER.mjs` is the same
+ * file as `x.server.mjs`, and `NODE_MODULES` the same folder. */
+const SERVER_FILE_NAME = /\.server\./i;
+/** TypeScript source is server code (browsers cannot run it). */
 const TYPESCRIPT_SOURCE = /\.[cm]?ts$/i;
 const SERVER_DATA_NAMES = new Set(["server.json", "package.json", "package-lock.json", "tsconfig.json"]);
 
@@ -42,7 +43,7 @@ export function mapStaticPath(root: string, rawUrl: string): StaticLookup {
     if (segment.includes("\\") || segment.includes("\0") || segment.includes("/")) return { ok: false, status: 400 };
     if (segment === "." || segment === "..") return { ok: false, status: 400 };
     // Dotfiles (.env, .git) and installed packages are never served.
-    if (segment.startsWith(".") || segment === "node_modules") return { ok: false, status: 404 };
+    if (segment.startsWith(".") || segment.toLowerCase() === "node_modules") return { ok: false, status: 404 };
     segments.push(segment);
   }
   const wantsIndex = segments.length === 0 || segments[segments.length - 1] === "";

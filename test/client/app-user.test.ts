@@ -2,7 +2,7 @@
  * AppUser in Chromium: the secret store (by type and context) and its events.
  */
 import { expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow } from "./browser.js";
+import { describeInBrowser, useBrowserFixture, type PageWindow } from "../helpers/browser.js";
 
 describeInBrowser("AppUser", () => {
   const fx = useBrowserFixture();

@@ -4,8 +4,8 @@
  * refresh through AppUser's `requestSecretUpdate` / `secret-updated`.
  */
 import { expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow } from "./browser.js";
-import type { RecordedRequest, ScriptedResponse } from "./fixture-server.js";
+import { describeInBrowser, useBrowserFixture, type PageWindow } from "../helpers/browser.js";
+import type { RecordedRequest, ScriptedResponse } from "../helpers/fixture-server.js";
 
 interface Echo {
   url: string;

@@ -5,20 +5,12 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mkdirSync, readFileSync } from "node:fs";
-import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { DEMO_ROOT } from "../../dist/index.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { describeInBrowser, launchChromium } from "./browser.js";
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { closedPort } from "../helpers/http.js";
+import { describeInBrowser, launchChromium } from "../helpers/browser.js";
 
 describeInBrowser("the demo viewer", () => {
   let app: TestServer;
@@ -27,7 +19,7 @@ describeInBrowser("the demo viewer", () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    const upstreamPort = await freePort();
+    const upstreamPort = await closedPort();
     process.env.DEMO_UPSTREAM_PORT = String(upstreamPort);
     const config = readFileSync(join(DEMO_ROOT, "app.config.json"), "utf8").replaceAll("127.0.0.1:8089", `127.0.0.1:${upstreamPort}`);
     app = await startServer({ root: DEMO_ROOT, config: JSON.parse(config) });

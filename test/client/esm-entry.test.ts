@@ -3,7 +3,7 @@
  * both copies must share the secrets, the auth handlers and the application HttpClient.
  */
 import { expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow } from "./browser.js";
+import { describeInBrowser, useBrowserFixture, type PageWindow } from "../helpers/browser.js";
 
 describeInBrowser("ESM entry next to client.js", () => {
   const fx = useBrowserFixture();

@@ -3,8 +3,8 @@
  * `expect`, HttpError, CSRF header and the proxy-mode warning.
  */
 import { expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow, type Settled } from "./browser.js";
-import { CSRF_TOKEN } from "./fixture-server.js";
+import { describeInBrowser, useBrowserFixture, type PageWindow, type Settled } from "../helpers/browser.js";
+import { CSRF_TOKEN } from "../helpers/fixture-server.js";
 
 interface Echo {
   method: string;

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { describeInBrowser, launchChromium, type PageWindow } from "./browser.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { describeInBrowser, launchChromium, type PageWindow } from "../helpers/browser.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 

@@ -4,7 +4,7 @@
  * timeouts and a caller's abort.
  */
 import { expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow } from "./browser.js";
+import { describeInBrowser, useBrowserFixture, type PageWindow } from "../helpers/browser.js";
 
 describeInBrowser("HttpClient retries and timeouts", () => {
   const fx = useBrowserFixture();

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { beforeAll, expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow } from "./browser.js";
+import { describeInBrowser, useBrowserFixture, type PageWindow } from "../helpers/browser.js";
 
 const RETRY_HELPERS = fileURLToPath(new URL("../../src/client/retry.ts", import.meta.url));
 
@@ -154,15 +154,20 @@ describeInBrowser("Retry-After values", () => {
   it("waits for an asctime Retry-After read as GMT, through the client in Pacific/Kiritimati", async () => {
     const page = await pageIn("Pacific/Kiritimati");
     try {
-      // One-second resolution: the date lands between 1 and 2 s ahead.
-      const retryAt = asctime(Math.ceil((Date.now() + 1_000) / 1000) * 1000);
-      fx.server.script("/asctime", [{ status: 503, headers: { "Retry-After": retryAt } }, { body: { ok: true } }]);
+      // One-second resolution: the date lands between 3 and 4 s ahead, far enough that a
+      // slow first request still leaves a wait to measure. Read as local time, it would be
+      // 14 hours in the past: no wait at all.
+      const retryAtMs = Math.ceil((Date.now() + 3_000) / 1000) * 1000;
+      fx.server.script("/asctime", [{ status: 503, headers: { "Retry-After": asctime(retryAtMs) } }, { body: { ok: true } }]);
       const value = await page.evaluate(async () => new (globalThis as unknown as PageWindow).HttpClient().get("/asctime"));
       expect(value).toEqual({ ok: true });
       const hits = fx.server.hits("/asctime");
       expect(hits).toHaveLength(2);
-      expect(hits[1]!.time - hits[0]!.time).toBeGreaterThanOrEqual(900);
-      expect(hits[1]!.time - hits[0]!.time).toBeLessThan(2_500);
+      // The wait the date asks for, counted from the first answer (the browser shares this clock).
+      const asked = retryAtMs - hits[0]!.time;
+      expect(asked).toBeGreaterThan(1_000);
+      expect(hits[1]!.time - hits[0]!.time).toBeGreaterThanOrEqual(asked - 100);
+      expect(hits[1]!.time - hits[0]!.time).toBeLessThan(asked + 2_000);
     } finally {
       await page.context().close();
     }

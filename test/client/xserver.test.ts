@@ -3,8 +3,8 @@
  * `xserver`", "Dev-mode routes", "`AppElement`").
  */
 import { expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow } from "./browser.js";
-import { CSRF_TOKEN } from "./fixture-server.js";
+import { describeInBrowser, useBrowserFixture, type PageWindow } from "../helpers/browser.js";
+import { CSRF_TOKEN } from "../helpers/fixture-server.js";
 
 interface RpcEcho {
   path: string;

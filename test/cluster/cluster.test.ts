@@ -7,8 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer as createNetServer } from "node:net";
-import { spawnEntrypoint, type RunningProcess } from "../helpers/process.js";
-import { CLUSTER_APP, configFile, openViewer, readyLines, rpcCall, startCluster, waitFor, workerPids, type Viewer } from "./helpers.js";
+import { openViewer, type Viewer } from "../helpers/http.js";
+import { runToExit, type RunningProcess } from "../helpers/process.js";
+import { CLUSTER_APP, readyLines, rpcCall, startCluster, workerPids } from "../helpers/cluster.js";
+import { waitFor } from "../helpers/wait.js";
+import { configFile } from "../helpers/app-root.js";
 
 const running: RunningProcess[] = [];
 afterAll(async () => {
@@ -16,13 +19,8 @@ afterAll(async () => {
 });
 
 /** Runs the cluster entrypoint to its end (for the failures). */
-async function runClusterToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000) {
-  const run = spawnEntrypoint(args, { APP_WORKERS: "2", ...env }, "cluster-index.js");
-  const timer = setTimeout(() => run.child.kill("SIGKILL"), timeoutMs);
-  const code = await run.exited;
-  clearTimeout(timer);
-  return { code, stdout: run.stdout(), stderr: run.stderr() };
-}
+const runClusterToExit = (args: string[], env: Record<string, string> = {}, timeoutMs?: number) =>
+  runToExit(args, { APP_WORKERS: "2", ...env }, timeoutMs, "cluster-index.js");
 
 describe("node cluster-index.js", () => {
   let cluster: RunningProcess;
@@ -45,7 +43,7 @@ describe("node cluster-index.js", () => {
   it("accepts one session on every worker: 20 calls spread over both all succeed", async () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => rpcCall(cluster.url, "plugin/cl/pid", viewer)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
-    const pids = new Set(answers.map((answer) => answer.body.result as number));
+    const pids = new Set(answers.map((answer) => answer.json.result as number));
     expect(pids.size).toBeGreaterThanOrEqual(2);
     expect(pids.has(cluster.child.pid!)).toBe(false);
   });
@@ -60,7 +58,7 @@ describe("node cluster-index.js", () => {
     const replacement = await waitFor(
       async () => {
         const answer = await rpcCall(cluster.url, "plugin/cl/pid", viewer, [], 500).catch(() => null);
-        const pid = answer?.status === 200 ? (answer.body.result as number) : undefined;
+        const pid = answer?.status === 200 ? (answer.json.result as number) : undefined;
         return pid !== undefined && !before.has(pid) ? pid : undefined;
       },
       10_000,
@@ -68,7 +66,7 @@ describe("node cluster-index.js", () => {
     );
     const answers = await Promise.all(Array.from({ length: 10 }, () => rpcCall(cluster.url, "plugin/cl/pid", viewer)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
-    for (const answer of answers) expect([survivor, replacement]).toContain(answer.body.result);
+    for (const answer of answers) expect([survivor, replacement]).toContain(answer.json.result);
     expect(cluster.stdout()).toMatch(/starting a replacement worker in 100 ms/);
     expect(readyLines(cluster.stdout())).toHaveLength(1);
   });
@@ -89,7 +87,7 @@ describe("a replacement worker that fails to start", () => {
       const replacement = await waitFor(
         async () => {
           const answer = await rpcCall(cluster.url, "plugin/cl/pid", viewer, [], 500).catch(() => null);
-          const pid = answer?.status === 200 ? (answer.body.result as number) : undefined;
+          const pid = answer?.status === 200 ? (answer.json.result as number) : undefined;
           return pid !== undefined && !before.has(pid) ? pid : undefined;
         },
         10_000,

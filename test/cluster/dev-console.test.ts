@@ -4,10 +4,11 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeInBrowser, launchChromium } from "../client/browser.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { rpc } from "../helpers/http.js";
 import { REPO } from "../helpers/process.js";
-import { rpc, startServer, type TestServer } from "../helpers/server.js";
-import { CLUSTER_APP } from "./helpers.js";
+import { CLUSTER_APP } from "../helpers/cluster.js";
+import { describeInBrowser, launchChromium } from "../helpers/browser.js";
 
 const SCREENSHOT = join(REPO, "test-results", "dev-console.png");
 

@@ -2,9 +2,10 @@
 // the whole cluster, whichever worker takes the call — one log with ids increasing across
 // workers, and every worker listed with its own runtime status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningProcess } from "../helpers/process.js";
 import { TEST_SESSION_SECRET } from "../helpers/server.js";
-import { openViewer, rpcCall, startCluster, workerPids, type Viewer } from "./helpers.js";
+import { openViewer, type Viewer } from "../helpers/http.js";
+import type { RunningProcess } from "../helpers/process.js";
+import { rpcCall, startCluster, workerPids } from "../helpers/cluster.js";
 
 describe("cluster dev mode", () => {
   let cluster: RunningProcess;
@@ -18,13 +19,13 @@ describe("cluster dev mode", () => {
 
   it("getLogs merges every worker's lines in one log with strictly increasing ids", async () => {
     const notes = await Promise.all(Array.from({ length: 6 }, (_, i) => rpcCall(cluster.url, "plugin/cl/note", viewer, [`n${i}`])));
-    const notePids = new Set(notes.map((answer) => answer.body.result as number));
+    const notePids = new Set(notes.map((answer) => answer.json.result as number));
     expect(notePids.size).toBe(2);
 
     // Each call is answered by whichever worker; they all read the master's one buffer.
     const first = await rpcCall(cluster.url, "server/core/getLogs", viewer, [{ afterId: 0, limit: 1000 }]);
     expect(first.status).toBe(200);
-    const { entries, lastId } = first.body.result as { entries: Array<{ id: number; pid: number; msg: string; event?: string }>; lastId: number };
+    const { entries, lastId } = first.json.result as { entries: Array<{ id: number; pid: number; msg: string; event?: string }>; lastId: number };
     const ids = entries.map((entry) => entry.id);
     for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]!);
     expect(lastId).toBe(ids[ids.length - 1]);
@@ -43,8 +44,8 @@ describe("cluster dev mode", () => {
     for (const path of ["server/core/getLogs", "server/dev/getLogs"]) {
       const next = await rpcCall(cluster.url, path, viewer, [{ afterId: lastId, limit: 1000 }]);
       expect(next.status).toBe(200);
-      expect(next.body.result.entries[0].id).toBe(lastId + 1);
-      expect(next.body.result.entries.some((entry: { msg: string }) => entry.msg === "note after")).toBe(true);
+      expect(next.json.result.entries[0].id).toBe(lastId + 1);
+      expect(next.json.result.entries.some((entry: { msg: string }) => entry.msg === "note after")).toBe(true);
     }
   });
 
@@ -52,7 +53,7 @@ describe("cluster dev mode", () => {
     await rpcCall(cluster.url, "plugin/cl/limited", viewer, [1]);
     const answer = await rpcCall(cluster.url, "server/core/getStatus", viewer);
     expect(answer.status).toBe(200);
-    const status = answer.body.result;
+    const status = answer.json.result;
     expect(status.mode).toBe("cluster");
     expect(status.master).toMatchObject({ pid: cluster.child.pid, workersWanted: 2, restarts: 0 });
     expect(status.workers).toHaveLength(2);

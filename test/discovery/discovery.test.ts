@@ -1,23 +1,14 @@
 // README "Server methods": discovery rules, boot hooks, start-up errors, dev-mode reload.
+// (A config that names an unknown verifier: test/config/startup-errors.test.ts.)
 import { describe, expect, it } from "vitest";
-import { cpSync, mkdtempSync, mkdirSync, writeFileSync, utimesSync } from "node:fs";
+import { cpSync, mkdtempSync, writeFileSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "../../dist/index.js";
-import { LogCapture, TEST_SESSION_SECRET, openViewer, rpc, startServer } from "../helpers/server.js";
+import { startServer } from "../helpers/server.js";
+import { openViewer, rpc } from "../helpers/http.js";
+import { tempApp } from "../helpers/app-root.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/gateway-app");
-
-function tempRoot(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "counterpart-discovery-"));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(root, path, ".."), { recursive: true });
-    writeFileSync(join(root, path), content);
-  }
-  return root;
-}
-
-const quiet = { env: { APP_SESSION_SECRET: TEST_SESSION_SECRET }, logDestination: new LogCapture() };
 
 describe("discovery", () => {
   it("runs each boot hook once, before the server listens", async () => {
@@ -30,22 +21,26 @@ describe("discovery", () => {
   });
 
   it("refuses to start when two files of one plugin export the same name, naming both files", async () => {
-    const root = tempRoot({
-      "plugins/p/a.server.mjs": "export function same() { return 1; }",
-      "plugins/p/sub/b.server.mjs": "export function same() { return 2; }",
+    const root = tempApp({
+      files: {
+        "plugins/p/a.server.mjs": "export function same() { return 1; }",
+        "plugins/p/sub/b.server.mjs": "export function same() { return 2; }",
+      },
     });
-    await expect(createServer({ root, ...quiet })).rejects.toThrow(
+    await expect(startServer({ root })).rejects.toThrow(
       new RegExp(`plugin p: method "same" is exported by both ${root}/plugins/p/a.server.mjs and ${root}/plugins/p/sub/b.server.mjs`),
     );
   });
 
   it("lets a plugin and a module, or two plugins, use the same method names; only *.server.* files count", async () => {
     const pub = "export const policy = { same: { auth: { public: true } }, notServer: { auth: { public: true } } };";
-    const root = tempRoot({
-      "plugins/p/a.server.mjs": `${pub} export function same() { return 'plugin p'; }`,
-      "plugins/q/a.server.mjs": `${pub} export function same() { return 'plugin q'; }`,
-      "modules/p/a.server.mjs": `${pub} export function same() { return 'module p'; }`,
-      "modules/p/helper.mjs": "export function notServer() { return 'no'; }",
+    const root = tempApp({
+      files: {
+        "plugins/p/a.server.mjs": `${pub} export function same() { return 'plugin p'; }`,
+        "plugins/q/a.server.mjs": `${pub} export function same() { return 'plugin q'; }`,
+        "modules/p/a.server.mjs": `${pub} export function same() { return 'module p'; }`,
+        "modules/p/helper.mjs": "export function notServer() { return 'no'; }",
+      },
     });
     const app = await startServer({ root, config: {} });
     try {
@@ -59,31 +54,26 @@ describe("discovery", () => {
   });
 
   it("refuses to start on an invalid policy, naming the file and the key", async () => {
-    const root = tempRoot({
-      "plugins/p/a.server.mjs": "export const policy = { m: { runtime: { timeoutMs: -5 } } }; export function m() {}",
+    const root = tempApp({
+      files: {
+        "plugins/p/a.server.mjs": "export const policy = { m: { runtime: { timeoutMs: -5 } } }; export function m() {}",
+      },
     });
-    await expect(createServer({ root, ...quiet })).rejects.toThrow(/a\.server\.mjs: policy\.m\.runtime\.timeoutMs/);
-  });
-
-  it("refuses to start when a config context names a verifier nobody registered", async () => {
-    const root = tempRoot({ "plugins/p/a.server.mjs": "export function m() {}" });
-    await expect(
-      createServer({ root, ...quiet, config: { server: { secure: { rpcVerifiers: { default: { verifiers: { ghost: {} } } } } } } }),
-    ).rejects.toThrow(/rpcVerifiers\.default\.verifiers\.ghost: no verifier named "ghost"/);
+    await expect(startServer({ root })).rejects.toThrow(/a\.server\.mjs: policy\.m\.runtime\.timeoutMs/);
   });
 
   it("refuses to start when a boot hook exports no register function", async () => {
-    const root = tempRoot({ "plugins/p/register.server.mjs": "export const nope = 1;" });
-    await expect(createServer({ root, ...quiet })).rejects.toThrow(/must export a function named register/);
+    const root = tempApp({ files: { "plugins/p/register.server.mjs": "export const nope = 1;" } });
+    await expect(startServer({ root })).rejects.toThrow(/must export a function named register/);
   });
 
   it("refuses to start when a server file does not load, naming it", async () => {
-    const root = tempRoot({ "plugins/p/broken.server.mjs": "export function ( {" });
-    await expect(createServer({ root, ...quiet })).rejects.toThrow(/cannot load server file .*broken\.server\.mjs/);
+    const root = tempApp({ files: { "plugins/p/broken.server.mjs": "export function ( {" } });
+    await expect(startServer({ root })).rejects.toThrow(/cannot load server file .*broken\.server\.mjs/);
   });
 
   it("discovers once at start: an edited file has no effect without dev mode", async () => {
-    const root = tempRoot({ "plugins/p/a.server.mjs": "export const policy = { v: { auth: { public: true } } }; export function v() { return 1; }" });
+    const root = tempApp({ files: { "plugins/p/a.server.mjs": "export const policy = { v: { auth: { public: true } } }; export function v() { return 1; }" } });
     const app = await startServer({ root, config: {} });
     try {
       expect((await rpc(app.url, "plugin/p/v")).body.result).toBe(1);

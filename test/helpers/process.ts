@@ -1,6 +1,7 @@
 /** Runs the real entrypoints (`node index.js`, `node cluster-index.js`) as child processes. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { expect } from "vitest";
 
 export const REPO = join(import.meta.dirname, "../..");
 
@@ -28,13 +29,29 @@ export function spawnEntrypoint(args: string[], env: Record<string, string> = {}
   return { child, exited, stdout: () => out, stderr: () => err };
 }
 
-/** Runs to completion (for start-up failures). */
-export async function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000) {
-  const run = spawnEntrypoint(args, env);
+/** Runs to completion (for start-up failures and `--version`), killed after `timeoutMs`. */
+export async function runToExit(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000, entry = "index.js") {
+  const run = spawnEntrypoint(args, env, entry);
   const timer = setTimeout(() => run.child.kill("SIGKILL"), timeoutMs);
   const code = await run.exited;
   clearTimeout(timer);
   return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/**
+ * Runs `node index.js` (on port 0 unless `args` name one) and expects it to refuse to start
+ * as README "Your own app" says: exit 1 and one `counterpart: ` line on stderr that matches
+ * `message`, no stack trace, never a ready line.
+ */
+export async function expectStartupFailure(message: RegExp, args: string[], env: Record<string, string> = {}) {
+  const result = await runToExit(args.includes("--port") ? args : [...args, "--port", "0"], env);
+  expect(result.code).toBe(1);
+  const lines = result.stderr.trim().split("\n");
+  expect(lines[0]).toMatch(message);
+  expect(lines[0]).toMatch(/^counterpart: /);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  expect(result.stdout).not.toContain("listening on");
+  return result;
 }
 
 /** Starts and waits for the ready line ("listening on <url>"). */

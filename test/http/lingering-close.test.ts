@@ -10,8 +10,9 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TEST_SESSION_SECRET } from "../helpers/server.js";
+import { openViewer } from "../helpers/http.js";
 import { startEntrypoint, type RunningProcess } from "../helpers/process.js";
-import { TEST_SESSION_SECRET, openViewer } from "../helpers/server.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 /** Uploads at once, so that both processes are busy when the answers go out. */

@@ -1,37 +1,27 @@
 // README "Server methods": one APP_SERVER per process, shared by every server in it.
 // Verifiers registered through it reach the server whose boot hooks run, isDevMode(ctx)
 // answers for the call's server, and servers with different outbound settings are refused.
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createServer, type AppServer } from "../../dist/index.js";
-import { openViewer, rpc, startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rpc } from "../helpers/http.js";
+import { tempApp } from "../helpers/app-root.js";
 
 /** An app root whose boot hook registers `verifierName` through the global APP_SERVER (slowly, so two boots overlap). */
 function appRoot(verifierName: string): string {
-  const root = mkdtempSync(join(tmpdir(), "app-server-"));
-  mkdirSync(join(root, "public"));
-  writeFileSync(join(root, "public", "index.html"), "<html><head></head><body></body></html>");
-  const plugin = join(root, "plugins", "p");
-  mkdirSync(plugin, { recursive: true });
-  writeFileSync(
-    join(plugin, "register.server.mjs"),
-    `export async function register() {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      APP_SERVER.registerRpcAuthVerifier(${JSON.stringify(verifierName)}, () => true);
-    }`,
-  );
-  writeFileSync(
-    join(plugin, "p.server.mjs"),
-    `export function dev(ctx) { return APP_SERVER.isDevMode(ctx); }
-     export function late() { APP_SERVER.registerRpcAuthVerifier("late", () => true); }`,
-  );
-  return root;
+  return tempApp({
+    files: {
+      "plugins/p/register.server.mjs": `export async function register() {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        APP_SERVER.registerRpcAuthVerifier(${JSON.stringify(verifierName)}, () => true);
+      }`,
+      "plugins/p/p.server.mjs": `export function dev(ctx) { return APP_SERVER.isDevMode(ctx); }
+       export function late() { APP_SERVER.registerRpcAuthVerifier("late", () => true); }`,
+    },
+  });
 }
 
 describe("APP_SERVER shared by several servers in one process", () => {
-  const open: Array<TestServer | AppServer> = [];
+  const open: TestServer[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((server) => server.close()));
   });
@@ -61,7 +51,7 @@ describe("APP_SERVER shared by several servers in one process", () => {
 
   it("refuses a second server whose outbound settings differ, and takes it once the first has closed", async () => {
     const first = await startServer({ root: appRoot("v4"), config: { server: { outbound: { allow: ["a.example"] } } } });
-    const second = createServer({ root: appRoot("v5"), port: 0, config: { server: { outbound: { allow: ["b.example"] } } } });
+    const second = startServer({ root: appRoot("v5"), config: { server: { outbound: { allow: ["b.example"] } } } });
     await expect(second).rejects.toMatchObject({ name: "StartupError", message: expect.stringMatching(/different server\.outbound settings/) });
     // The same settings are fine side by side.
     const same = await startServer({ root: appRoot("v6"), config: { server: { outbound: { allow: ["a.example"] } } } });

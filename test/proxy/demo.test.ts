@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_ROOT } from "../../dist/index.js";
-import { openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
-import { closedPort, send } from "./helpers.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { closedPort, openViewer, rpc, send, type Viewer } from "../helpers/http.js";
 
 describe("demo proxy aliases", () => {
   let app: TestServer;

@@ -1,9 +1,11 @@
 // docs/proxy.md "Checks, in order" and "Headers": the order of checks and their codes, every method, the path rules
 // with the usual traversal vectors, and which headers cross the proxy in each direction.
+// (A session that expires while the proxy uses it: test/auth/session.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { openViewer, startServer, type TestServer, type Viewer } from "../helpers/server.js";
-import { TestUpstream, send } from "./helpers.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, send, type Viewer } from "../helpers/http.js";
+import { TestUpstream } from "../helpers/upstream.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/proxy-app");
 
@@ -343,23 +345,6 @@ describe("proxy forwarding", () => {
         if (status !== 204) expect(answer.body).toBe(`status ${status}`);
       }
     });
-  });
-});
-
-describe("proxy sessions", () => {
-  it("refuses a session that expires after the proxy has already accepted it", async () => {
-    const upstream = await new TestUpstream().start();
-    const app = await startServer({ root: ROOT, config: { server: { session: { ttlSec: 1 }, secure: { proxies: { open: { baseUrl: upstream.origin } } } } } });
-    try {
-      const viewer = await openViewer(app.url);
-      expect((await send(app.url, "/proxy/open/x", { viewer })).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 2100));
-      const expired = await send(app.url, "/proxy/open/x", { viewer });
-      expect([expired.status, expired.json.code]).toEqual([401, "PROXY_NO_SESSION"]);
-    } finally {
-      await app.close();
-      await upstream.close();
-    }
   });
 });
 

@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { IncomingMessage, ServerResponse, request as httpRequest } from "node:http";
 import { Socket } from "node:net";
 import { verifyProxyAuth, type AppConfig } from "../../dist/index.js";
-import { openViewer, startServer, type TestServer, type Viewer } from "../helpers/server.js";
-import { TestUpstream, send } from "./helpers.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, send, type Viewer } from "../helpers/http.js";
+import { TestUpstream } from "../helpers/upstream.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/proxy-app");
 const SECRET = "verifier-test-jwt-secret-32-bytes-ok!";

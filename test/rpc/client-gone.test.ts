@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { request as httpRequest } from "node:http";
-import { rpc, startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { rpc } from "../helpers/http.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

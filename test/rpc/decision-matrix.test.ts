@@ -2,18 +2,13 @@
 // property, mode all/any, and the legacy rpcAuth key — over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+import { startServer, useServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rpc } from "../helpers/http.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 
 describe("decision matrix", () => {
-  let app: TestServer;
-  let viewer: Viewer;
-  beforeAll(async () => {
-    app = await startServer({ root: ROOT });
-    viewer = await openViewer(app.url);
-  });
-  afterAll(() => app.close());
+  const app = useServer({ root: ROOT });
 
   it("public: accepted with no session, no CSRF and no verifiers", async () => {
     const answer = await rpc(app.url, "plugin/matrix/open", { body: { args: [7], contextId: "strict" } });
@@ -22,11 +17,11 @@ describe("decision matrix", () => {
   });
 
   it("a public method sees the viewer's session only with the CSRF header, never from the cookie alone", async () => {
-    const cookieOnly = await rpc(app.url, "plugin/matrix/open", { headers: { cookie: viewer.cookie } });
+    const cookieOnly = await rpc(app.url, "plugin/matrix/open", { headers: { cookie: app.viewer.cookie } });
     expect(cookieOnly.body.result.session).toBeNull();
-    const crossSite = await rpc(app.url, "plugin/matrix/open", { viewer, headers: { "sec-fetch-site": "cross-site" } });
+    const crossSite = await rpc(app.url, "plugin/matrix/open", { viewer: app.viewer, headers: { "sec-fetch-site": "cross-site" } });
     expect(crossSite.body.result.session).toBeNull();
-    const full = await rpc(app.url, "plugin/matrix/open", { viewer });
+    const full = await rpc(app.url, "plugin/matrix/open", { viewer: app.viewer });
     expect(full.body.result.session).toEqual({ id: expect.any(String) });
   });
 
@@ -43,29 +38,29 @@ describe("decision matrix", () => {
     const none = await rpc(app.url, "plugin/matrix/sessionOnly");
     expect([none.status, none.body.code]).toEqual([401, "RPC_NO_SESSION"]);
 
-    const noCsrf = await rpc(app.url, "plugin/matrix/sessionOnly", { headers: { cookie: viewer.cookie } });
+    const noCsrf = await rpc(app.url, "plugin/matrix/sessionOnly", { headers: { cookie: app.viewer.cookie } });
     expect([noCsrf.status, noCsrf.body.code]).toEqual([403, "RPC_BAD_CSRF"]);
 
     const wrongCsrf = await rpc(app.url, "plugin/matrix/sessionOnly", {
-      headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf.slice(0, -2) + "xx" },
+      headers: { cookie: app.viewer.cookie, "x-app-csrf": app.viewer.csrf.slice(0, -2) + "xx" },
     });
     expect([wrongCsrf.status, wrongCsrf.body.code]).toEqual([403, "RPC_BAD_CSRF"]);
 
     const forged = await rpc(app.url, "plugin/matrix/sessionOnly", {
-      headers: { cookie: viewer.cookie.replace(/.$/, (c) => (c === "A" ? "B" : "A")), "x-app-csrf": viewer.csrf },
+      headers: { cookie: app.viewer.cookie.replace(/.$/, (c) => (c === "A" ? "B" : "A")), "x-app-csrf": app.viewer.csrf },
     });
     expect([forged.status, forged.body.code]).toEqual([401, "RPC_NO_SESSION"]);
 
-    const ok = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer });
+    const ok = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer: app.viewer });
     expect(ok.status).toBe(200);
     expect(typeof ok.body.result.session).toBe("string");
   });
 
   it("session-required with a verifier context: session, CSRF and the verifiers must all pass", async () => {
-    const noToken = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, body: { contextId: "strict" } });
+    const noToken = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer: app.viewer, body: { contextId: "strict" } });
     expect([noToken.status, noToken.body.code]).toEqual([401, "RPC_AUTH_FAILED"]);
     const withToken = await rpc(app.url, "plugin/matrix/sessionOnly", {
-      viewer,
+      viewer: app.viewer,
       body: { contextId: "strict" },
       headers: { "x-token": "t0k" },
     });
@@ -116,7 +111,7 @@ describe("decision matrix", () => {
   });
 
   it("default: {} with requireSession true means session-only", async () => {
-    const answer = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, body: { contextId: "nope" } });
+    const answer = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer: app.viewer, body: { contextId: "nope" } });
     expect(answer.status).toBe(200);
   });
 

@@ -1,9 +1,11 @@
 // The RPC gateway: routing, the order of checks, every non-runtime row of the README
 // "Error codes" table with malformed input, ctx fields, RpcError, undefined → null, generic 500s.
+// (The origin check: test/auth/origin.test.ts; its log events: test/log/events.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { openViewer, rawRequest, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rawRequest, rpc, type Viewer } from "../helpers/http.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 
@@ -261,33 +263,6 @@ describe("RPC gateway", () => {
     });
   });
 
-  describe("origin", () => {
-    it("refuses a session-bound call from another origin with 403 RPC_BAD_ORIGIN", async () => {
-      const answer = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, headers: { origin: "https://evil.example" } });
-      expect([answer.status, answer.body.code]).toEqual([403, "RPC_BAD_ORIGIN"]);
-      const nullOrigin = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, headers: { origin: "null" } });
-      expect(nullOrigin.body.code).toBe("RPC_BAD_ORIGIN");
-    });
-
-    it("refuses Sec-Fetch-Site: cross-site", async () => {
-      const answer = await rpc(app.url, "plugin/matrix/sessionOnly", { viewer, headers: { "sec-fetch-site": "cross-site" } });
-      expect(answer.body.code).toBe("RPC_BAD_ORIGIN");
-    });
-
-    it("accepts its own origin and same-origin fetch metadata", async () => {
-      const answer = await rpc(app.url, "plugin/matrix/sessionOnly", {
-        viewer,
-        headers: { origin: app.url, "sec-fetch-site": "same-origin" },
-      });
-      expect(answer.status).toBe(200);
-    });
-
-    it("does not apply to public methods", async () => {
-      const answer = await rpc(app.url, "plugin/matrix/open", { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" } });
-      expect(answer.status).toBe(200);
-    });
-  });
-
   describe("errors from methods", () => {
     it("answers an RpcError with its status, code, message and details", async () => {
       const answer = await rpc(app.url, "plugin/matrix/conflict", { viewer });
@@ -321,32 +296,6 @@ describe("RPC gateway", () => {
       expect(answer.status).toBe(418);
       expect(answer.body).toEqual({ error: "odd details", code: "TEAPOT", details: {} });
     });
-  });
-
-  it("logs exactly one event per call with the fields README \"Logs\" lists", async () => {
-    const before = app.logs.events().length;
-    await rpc(app.url, "plugin/matrix/echo", { viewer, body: { contextId: "strict" }, headers: { "x-token": "t0k" } });
-    await rpc(app.url, "plugin/matrix/sessionOnly");
-    await rpc(app.url, "plugin/matrix/nope", { viewer });
-    const events = app.logs.events().slice(before);
-    expect(events.map((event) => [event.event, event.status, event.code])).toEqual([
-      ["rpc.complete", 200, undefined],
-      ["rpc.rejected", 401, "RPC_NO_SESSION"],
-      ["rpc.rejected", 404, "RPC_UNKNOWN_METHOD"],
-    ]);
-    expect(events[0]).toMatchObject({ kind: "plugin", id: "matrix", method: "echo", contextId: "strict", pid: process.pid });
-    expect(events[0]!.reqId).toEqual(expect.any(String));
-    expect(events[0]!.durationMs).toEqual(expect.any(Number));
-    expect(events[0]!.time).toEqual(expect.any(Number));
-    expect(events[1]!.contextId).toBeNull();
-  });
-
-  it("never writes the cookie, CSRF token or Authorization header to the log", async () => {
-    await rpc(app.url, "plugin/matrix/boom", { viewer, headers: { authorization: "Bearer sekrit-token-value" } });
-    const text = app.logs.text();
-    expect(text).not.toContain(viewer.csrf);
-    expect(text).not.toContain(viewer.cookie.split("=")[1]);
-    expect(text).not.toContain("sekrit-token-value");
   });
 });
 

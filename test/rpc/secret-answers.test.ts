@@ -2,13 +2,16 @@
 // whether the method threw an Error (its message answered in dev mode) or an RpcError.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { openViewer, rawRequest, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rawRequest, type Viewer } from "../helpers/http.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/secret-app");
 const API_KEY = "sk-live-7f3a9c2e5b1d";
 const QUOTED = 'quo"te\\secret';
 const PIN = "98765432";
-const ENV = { LEAKY_API_KEY: API_KEY, LEAKY_QUOTED: QUOTED, LEAKY_PIN: PIN, LEAKY_ODD: "an-odd-secret-unused" };
+/** Holds API_KEY, and comes after it in the config. */
+const AWS_KEY = `AKIA-${API_KEY}-9f8e7d6c5b4a`;
+const ENV = { LEAKY_API_KEY: API_KEY, LEAKY_AWS_KEY: AWS_KEY, LEAKY_QUOTED: QUOTED, LEAKY_PIN: PIN, LEAKY_ODD: "an-odd-secret-unused" };
 /** A secret that matches the JSON punctuation of an RpcError body (`"code":"LEAKY_UPSTREAM","details"`). */
 const STRUCTURAL = 'M","details';
 const EXPECTED_RPC_ERROR = {
@@ -26,6 +29,8 @@ const EXPECTED_RPC_ERROR = {
 /** Every form a secret could take in a JSON body. */
 function expectNoSecret(body: string): void {
   for (const secret of [API_KEY, QUOTED, JSON.stringify(QUOTED).slice(1, -1), PIN]) expect(body).not.toContain(secret);
+  // Nor any part of a secret that holds another one.
+  for (const part of ["AKIA-", "-9f8e7d6c5b4a"]) expect(body).not.toContain(part);
 }
 
 async function call(app: TestServer, viewer: Viewer, method: string) {
@@ -67,6 +72,17 @@ describe("error answers never carry a configured secret", () => {
       expect(answer.json).toEqual(EXPECTED_RPC_ERROR);
     });
   }
+
+  it("a secret that holds another secret is masked whole, in the answer and in the log line", async () => {
+    const answer = await call(app, viewer, "nestedError");
+    expect(answer.status).toBe(500);
+    // Soft: a failure shows both the answer and the log line.
+    expect.soft(answer.json.error).toBe("key [Redacted]");
+    const logged = app.logs.lines.find((line) => line.event === "rpc.error" && line.method === "nestedError");
+    expect.soft((logged?.err as { message?: string } | undefined)?.message).toBe("key [Redacted]");
+    expectNoSecret(answer.body);
+    expectNoSecret(app.logs.text());
+  });
 
   it("the log line of the same call is masked as well, and a success answer is untouched", async () => {
     await call(app, viewer, "inlineError");

@@ -75,6 +75,26 @@ describe("CallLifetime timeout", () => {
     expect((lifetime.reason as CallTimeoutError).timeoutMs).toBe(100);
   });
 
+  it("startTimeout with a different budget starts the new budget from now, and the error reports it", () => {
+    for (const [first, second] of [
+      [100, 250],
+      [250, 100],
+    ] as const) {
+      const lifetime = new CallLifetime();
+      lifetime.startTimeout(first);
+      vi.advanceTimersByTime(50);
+      lifetime.startTimeout(second);
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(second - 1);
+      expect({ first, second, ended: lifetime.ended }).toEqual({ first, second, ended: false });
+      vi.advanceTimersByTime(1);
+      expect({ first, second, ended: lifetime.ended }).toEqual({ first, second, ended: true });
+      expect((lifetime.reason as CallTimeoutError).timeoutMs).toBe(second);
+      expect((lifetime.reason as CallTimeoutError).message).toBe(`call exceeded its ${second} ms timeout`);
+      expect(vi.getTimerCount()).toBe(0);
+    }
+  });
+
   it("a timer that already fired is left alone: startTimeout afterwards arms nothing", () => {
     const lifetime = new CallLifetime();
     const onTimeout = vi.fn();

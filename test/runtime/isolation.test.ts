@@ -1,22 +1,17 @@
 // README "Runtime protections": worker isolation — reduced context, termination on timeout, crashes that heal,
 // forever-loops that do not block the rest of the server.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+import { useServer } from "../helpers/server.js";
+import { rpc } from "../helpers/http.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/runtime-app");
 
-let app: TestServer;
-let viewer: Viewer;
-beforeAll(async () => {
-  app = await startServer({ root: ROOT });
-  viewer = await openViewer(app.url);
-});
-afterAll(() => app.close());
+const app = useServer({ root: ROOT });
 
-const iso = (method: string, body: Record<string, unknown> = {}) => rpc(app.url, `module/iso/${method}`, { viewer, body });
+const iso = (method: string, body: Record<string, unknown> = {}) => rpc(app.url, `module/iso/${method}`, { viewer: app.viewer, body });
 
 describe("worker isolation", () => {
   it("gives the method only the serialisable context, in a worker thread", async () => {
@@ -70,7 +65,7 @@ describe("worker isolation", () => {
       const controller = new AbortController();
       const call = fetch(`${app.url}/__rpc/module/iso/loop`, {
         method: "POST",
-        headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json" },
+        headers: { cookie: app.viewer.cookie, "x-app-csrf": app.viewer.csrf, "content-type": "application/json" },
         body: "{}",
         signal: controller.signal,
       }).catch(() => null);
@@ -92,7 +87,7 @@ describe("worker isolation", () => {
     const controller = new AbortController();
     const pending = fetch(`${app.url}/__rpc/module/iso/honoursSignal`, {
       method: "POST",
-      headers: { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json" },
+      headers: { cookie: app.viewer.cookie, "x-app-csrf": app.viewer.csrf, "content-type": "application/json" },
       body: JSON.stringify({ args: [marker] }),
       signal: controller.signal,
     }).catch((error: Error) => error.name);
@@ -117,7 +112,7 @@ describe("worker isolation", () => {
   it("refuses args a worker cannot receive with 400 RPC_BAD_REQUEST, logged as rejected, the pool unharmed", async () => {
     // Valid JSON (the gateway parses it), but too deep to be copied to a worker thread.
     const rawBody = `{"args":[${"[".repeat(100_000)}${"]".repeat(100_000)}]}`;
-    const answer = await rpc(app.url, "module/iso/context", { viewer, rawBody });
+    const answer = await rpc(app.url, "module/iso/context", { viewer: app.viewer, rawBody });
     expect([answer.status, answer.body.code]).toEqual([400, "RPC_BAD_REQUEST"]);
     expect(answer.body.details).toEqual({ reason: "args-not-transferable" });
     expect(answer.body.error).toMatch(/cannot be passed to an isolated method/);

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { request as httpRequest } from "node:http";
-import { openViewer, rawRequest, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rawRequest, rpc, type Viewer } from "../helpers/http.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/runtime-app");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

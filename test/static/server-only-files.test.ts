@@ -2,19 +2,26 @@
 // never served, whether by name (TypeScript, server/, settings files) or because a server
 // file or boot hook imports them, directly or not.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cp, mkdtemp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { openViewer, rawRequest, rpc, startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rawRequest, rpc } from "../helpers/http.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/server-only-app");
 const NOT_FOUND = { error: "Not found", code: "NOT_FOUND", details: {} };
 
-/** A copy of the fixture, so that tests may add symlinks and edit server files. */
-async function copyFixture(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), "server-only-"));
+/** A copy of the fixture (in `below` of a new temporary folder), so that tests may add symlinks and edit server files. */
+async function copyFixture(below = ""): Promise<string> {
+  const root = join(await mkdtemp(join(tmpdir(), "server-only-")), below);
   await cp(FIXTURE, root, { recursive: true });
+  // selfref.server.mjs's dependencies: one installed as npm installs a `file:` dependency
+  // (a symlink to another served folder), one an ordinary installed package.
+  await mkdir(join(root, "plugins/selfref/node_modules/plain-dep"), { recursive: true });
+  await symlink("../../linked", join(root, "plugins/selfref/node_modules/linked-dep"));
+  await writeFile(join(root, "plugins/selfref/node_modules/plain-dep/package.json"), '{ "name": "plain-dep", "type": "module", "exports": "./index.js" }\n');
+  await writeFile(join(root, "plugins/selfref/node_modules/plain-dep/index.js"), 'export const plain = "plain";\n');
   return root;
 }
 
@@ -38,6 +45,9 @@ describe("server-only files", () => {
     await symlink("text-utils.ts", join(root, "plugins/notes/alias.js"));
     await symlink("lib/format.js", join(root, "plugins/notes/format-link.js"));
     await symlink("server", join(root, "plugins/notes/peek"));
+    // A folder that is node_modules on a case-insensitive disk.
+    await mkdir(join(root, "plugins/notes/NODE_MODULES/dep"), { recursive: true });
+    await writeFile(join(root, "plugins/notes/NODE_MODULES/dep/index.js"), "// SERVER-ONLY installed package\n");
     // An import by absolute `file:` URL, which needs the copy's own path.
     await writeFile(join(root, "plugins/notes/lib/by-url.mjs"), "// SERVER-ONLY by-url.mjs\nexport const viaUrl = true;\n");
     const byUrl = pathToFileURL(join(root, "plugins/notes/lib/by-url.mjs")).href;
@@ -75,6 +85,10 @@ describe("server-only files", () => {
   const byName = [
     "/plugins/notes/text-utils.ts",
     "/plugins/notes/notes.server.ts",
+    // Names are matched whatever their case: on a case-insensitive disk these are the same
+    // files as a server file and node_modules.
+    "/plugins/notes/loud.SERVER.mjs",
+    "/plugins/notes/NODE_MODULES/dep/index.js",
     "/plugins/notes/unused.mts",
     "/plugins/notes/unused.cts",
     "/plugins/notes/server.json",
@@ -107,10 +121,24 @@ describe("server-only files", () => {
     "/modules/tools/boot-settings.json",
     // url.server.mjs → (file: URL) lib/by-url.mjs
     "/plugins/notes/lib/by-url.mjs",
+    // selfref.server.mjs → (its own package name, through `exports`) lib/secret.js
+    "/plugins/selfref/lib/secret.js",
+    // selfref.server.mjs → (package name, node_modules/linked-dep → ../../linked) index.js → helper.js
+    "/plugins/linked/index.js",
+    "/plugins/linked/helper.js",
   ];
   for (const path of imported) {
     it(`never serves ${path} (a server file imports it)`, () => expectNotFound(app.url, path));
   }
+
+  it("imports by package name: followed unless they lead into node_modules, and the graph is complete", async () => {
+    const viewer = await openViewer(app.url);
+    const answer = await rpc(app.url, "plugin/selfref/words", { viewer });
+    expect(answer.body).toEqual({ result: ["swordfish", "linked!", "plain", "b"] });
+    expect(app.logs.lines.filter((line) => String(line.msg).startsWith("cannot work out what") && String(line.file).endsWith("selfref.server.mjs"))).toEqual([]);
+    // The linked folder's other files are still served.
+    expect((await fetch(app.url + "/plugins/linked/asset.js")).status).toBe(200);
+  });
 
   it("never serves a symlink to server-only files, whatever its own name", async () => {
     await expectNotFound(app.url, "/plugins/notes/alias.js");
@@ -128,6 +156,22 @@ describe("server-only files", () => {
     // Its method still works: the file loads, only the graph is unknown.
     const viewer = await openViewer(app.url);
     expect((await rpc(app.url, "plugin/lazy/maybe", { viewer })).body).toEqual({ result: null });
+  });
+});
+
+describe("server-only files of an app installed as a package", () => {
+  it("its own folders are inside node_modules: imports by package name are followed all the same", async () => {
+    const root = await copyFixture("node_modules/viewer-app");
+    const app = await startServer({ root });
+    try {
+      const viewer = await openViewer(app.url);
+      expect((await rpc(app.url, "plugin/selfref/words", { viewer })).body).toEqual({ result: ["swordfish", "linked!", "plain", "b"] });
+      for (const path of ["/plugins/selfref/lib/secret.js", "/plugins/linked/index.js", "/plugins/linked/helper.js"]) await expectNotFound(app.url, path);
+      expect((await fetch(app.url + "/plugins/linked/asset.js")).status).toBe(200);
+    } finally {
+      await app.close();
+      await rm(join(root, "../.."), { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,8 +1,8 @@
 // README "HTTP routes": what is served, what never is, and the viewer page bootstrap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { Client } from "undici";
-import { openViewer, rawRequest, startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { rawRequest } from "../helpers/http.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 
@@ -15,43 +15,20 @@ describe("static serving", () => {
 
   const get = (path: string) => rawRequest(app.url, { path, method: "GET" });
 
+  // The session cookie and the CSRF token themselves: test/auth/session.test.ts.
   it("serves public/index.html at / with a session cookie and the injected bootstrap", async () => {
     const response = await fetch(app.url + "/");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^text\/html/);
     expect(response.headers.get("cache-control")).toBe("no-store");
-    const cookie = response.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^app_session=v1\.[\w-]+\.\d+\.[\w-]+;/);
-    expect(cookie).toMatch(/HttpOnly/i);
-    expect(cookie).toMatch(/SameSite=Lax/i);
-    expect(cookie).toMatch(/Path=\//);
-    expect(cookie).not.toMatch(/Secure/i);
+    expect(response.headers.get("set-cookie")).toMatch(/^app_session=/);
     const html = await response.text();
     expect(html).toMatch(/<script>window\.APP_CSRF_TOKEN = "[\w-]+";<\/script><script src="\/__app\/client\.js"><\/script><\/head>/);
   });
 
-  it("keeps a valid session: a second page load issues no new cookie and the same CSRF token", async () => {
-    const first = await fetch(app.url + "/");
-    const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
-    const token = /APP_CSRF_TOKEN = "([^"]+)"/.exec(await first.text())![1];
-    const second = await fetch(app.url + "/sub/page.html", { headers: { cookie } });
-    expect(second.headers.get("set-cookie")).toBeNull();
-    const html = await second.text();
-    expect(html).toContain(`window.APP_CSRF_TOKEN = "${token}"`);
-    // No </head>: the bootstrap goes right after <body>.
-    expect(html).toMatch(/<body><script>window\.APP_CSRF_TOKEN/);
-  });
-
-  it("sets Secure on the cookie only when the request is https behind a trusted proxy", async () => {
-    const trusted = await startServer({ root: ROOT, config: { server: { trustProxy: true } } });
-    try {
-      const secure = await fetch(trusted.url + "/", { headers: { "x-forwarded-proto": "https" } });
-      expect(secure.headers.get("set-cookie")).toMatch(/Secure/);
-      const untrusted = await fetch(app.url + "/", { headers: { "x-forwarded-proto": "https" } });
-      expect(untrusted.headers.get("set-cookie")).not.toMatch(/Secure/);
-    } finally {
-      await trusted.close();
-    }
+  it("puts the bootstrap right after <body> in a page without </head>", async () => {
+    const html = await (await fetch(app.url + "/sub/page.html")).text();
+    expect(html).toMatch(/<body><script>window\.APP_CSRF_TOKEN = "[\w-]+";<\/script><script src="\/__app\/client\.js">/);
   });
 
   it("serves other public files and plugin assets", async () => {
@@ -120,28 +97,6 @@ describe("answers Fastify gives itself", () => {
       expect(JSON.parse(answer.body)).toEqual({ error: "Bad request", code: "BAD_REQUEST", details: {} });
     } finally {
       await app.close();
-    }
-  });
-
-  it("a request that arrives while the server shuts down answers 503 SERVICE_UNAVAILABLE", async () => {
-    const app = await startServer({ root: join(import.meta.dirname, "../fixtures/runtime-app") });
-    const viewer = await openViewer(app.url);
-    const client = new Client(app.url, { pipelining: 2 });
-    try {
-      const headers = { cookie: viewer.cookie, "x-app-csrf": viewer.csrf, "content-type": "application/json" };
-      const slow = client.request({ path: "/__rpc/plugin/rt/limited", method: "POST", headers, body: JSON.stringify({ args: [300, "last"] }) });
-      const next = client.request({ path: "/health", method: "GET", headers: {} });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const closed = app.close();
-      const first = await slow;
-      expect(first.statusCode).toBe(200);
-      expect(await first.body.json()).toEqual({ result: "last" });
-      const second = await next;
-      expect(second.statusCode).toBe(503);
-      expect(await second.body.json()).toEqual({ error: "Server is shutting down", code: "SERVICE_UNAVAILABLE", details: {} });
-      await closed;
-    } finally {
-      await client.close().catch(() => {});
     }
   });
 });

@@ -1,14 +1,11 @@
 /**
- * Proxy test plumbing: a real `node:http` upstream on loopback that records what reached
- * it, a raw HTTP client that sends the request-target exactly as written (fetch would
- * normalise `%2e%2e` and `..` away before they reach the server), and a deterministic
- * byte generator for the 100 MB transfers.
+ * A real `node:http` upstream on loopback for the proxy tests: it records what reached it,
+ * echoes a request back as JSON, serves generated downloads with backpressure honoured, and
+ * takes routes of a test's own; plus the deterministic byte generator for 100 MB transfers.
  */
-import { createHash, createHmac } from "node:crypto";
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createServer as createNetServer } from "node:net";
+import { createHash } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import type { Viewer } from "../helpers/server.js";
 
 export interface SeenRequest {
   method: string;
@@ -152,68 +149,3 @@ export async function generatedSha256(total: number): Promise<string> {
   for await (const chunk of generatedStream(total)) hash.update(chunk as Buffer);
   return hash.digest("hex");
 }
-
-export interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-  json: any;
-}
-
-export interface RawOptions {
-  method?: string;
-  viewer?: Viewer | null;
-  headers?: Record<string, string | string[]>;
-  body?: string | Buffer;
-}
-
-/** One request with the path sent byte for byte as given. */
-export function send(url: string, path: string, options: RawOptions = {}): Promise<RawAnswer> {
-  const target = new URL(url);
-  const headers: Record<string, string | string[]> = { ...options.headers };
-  // Node's client frames a DELETE or OPTIONS body with nothing unless told its length.
-  if (options.body !== undefined && headers["transfer-encoding"] === undefined) headers["content-length"] = String(Buffer.byteLength(options.body));
-  if (options.viewer) {
-    headers.cookie = options.viewer.cookie;
-    headers["x-app-csrf"] = options.viewer.csrf;
-  }
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: target.hostname, port: target.port, path, method: options.method ?? "GET", headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        let json: unknown = null;
-        try {
-          json = body === "" ? null : JSON.parse(body);
-        } catch {
-          json = null;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
-
-export async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-// ---- JWT crafting by hand, so that every header and payload shape can be produced ----
-
-export const b64url = (value: unknown): string =>
-  Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
-
-export function hs(algorithm: "sha256" | "sha384" | "sha512", secret: string, header: unknown, payload: unknown): string {
-  const data = `${b64url(header)}.${b64url(payload)}`;
-  return `${data}.${createHmac(algorithm, secret).update(data).digest("base64url")}`;
-}
-
-export const nowSec = (): number => Math.floor(Date.now() / 1000);

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSync, createSign } from "node:crypto";
 import { join } from "node:path";
 import { SignJWT } from "jose";
-import { openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
-import { TestUpstream, b64url, hs, nowSec, send } from "./helpers.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rpc, send, type Viewer } from "../helpers/http.js";
+import { TestUpstream } from "../helpers/upstream.js";
+import { b64url, hs, nowSec } from "../helpers/jwt.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/proxy-app");
 const SECRET = "proxy-test-jwt-secret-with-32-bytes!!";

@@ -5,14 +5,16 @@
 // 30 s of skew). Each case expects 200 (forwarded) or 401 PROXY_AUTH_FAILED (not
 // forwarded); "either" cases run and report their outcome without failing.
 import { createHmac, generateKeyPairSync, sign as cryptoSign } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CompactSign, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_SESSION_SECRET, startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, send, type Viewer } from "../helpers/http.js";
 import { runToExit } from "../helpers/process.js";
-import { TEST_SESSION_SECRET, openViewer, startServer, type TestServer, type Viewer } from "../helpers/server.js";
-import { TestUpstream, send } from "./helpers.js";
+import { TestUpstream } from "../helpers/upstream.js";
+import { b64url } from "../helpers/jwt.js";
+import { tempApp } from "../helpers/app-root.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -53,14 +55,6 @@ interface VectorFile {
 const FILE = JSON.parse(readFileSync(join(import.meta.dirname, "../fixtures/vectors/jwt-vectors.json"), "utf8")) as VectorFile;
 const SECRET = "jwt-vectors-server-secret-of-more-than-32-bytes";
 
-function appRoot(config?: unknown): string {
-  const root = mkdtempSync(join(tmpdir(), "counterpart-jwt-vectors-"));
-  mkdirSync(join(root, "public"));
-  writeFileSync(join(root, "public/index.html"), "<html><head></head><body>jwt vectors</body></html>");
-  if (config !== undefined) writeFileSync(join(root, "app.config.json"), JSON.stringify(config));
-  return root;
-}
-
 // ---- Making a token from a vector, as the file's "about" describes ----
 
 const NOW = /^\$now(?:([+-]\d+(?:\.\d+)?))?$/;
@@ -86,8 +80,6 @@ function substituteText(text: string, now: number): string {
     .replaceAll("$ISS", FILE.iss)
     .replaceAll("$AUD", FILE.aud);
 }
-
-const b64url = (bytes: string | Buffer): string => Buffer.from(bytes).toString("base64url");
 
 const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -205,7 +197,7 @@ beforeAll(async () => {
   upstream = await new TestUpstream().start();
   const alias = (jwt: Record<string, unknown>) => ({ baseUrl: upstream.origin, auth: { enabled: true, verifiers: ["jwt"], jwt } });
   app = await startServer({
-    root: appRoot(),
+    root: tempApp(),
     config: {
       server: {
         auth: { jwt: { secret: SECRET } },
@@ -279,7 +271,7 @@ describe("JWT vectors through the proxy", () => {
 
 describe("JWT startup vectors", () => {
   it.each(FILE.startup.map((vector) => ({ ...vector, title: `${vector.id} ${vector.case}` })))("$title", async (vector) => {
-    const root = appRoot({ server: { auth: { jwt: vector.config } } });
+    const root = tempApp({ config: { server: { auth: { jwt: vector.config } } } });
     const result = await runToExit(["--root", root, "--port", "0"], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
     expect(result.code).toBe(vector.expect.exitCode);
     expect(result.stderr).toContain(vector.expect.stderrMentions);

@@ -2,10 +2,12 @@
 // behind an optional bearer token (401 METRICS_UNAUTHORIZED), RPC calls and durations,
 // queue and breaker gauges, one registry per server, and in a cluster the sum over workers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer as createHttpServer } from "node:http";
+import { TEST_SESSION_SECRET, startServer, type TestServer } from "../helpers/server.js";
+import { openViewer, rpc, type Viewer } from "../helpers/http.js";
 import type { RunningProcess } from "../helpers/process.js";
-import { TEST_SESSION_SECRET, openViewer, rpc, startServer, type TestServer, type Viewer } from "../helpers/server.js";
-import { CLUSTER_APP, call, configFile, openViewer as openViewerFresh, rpcCall, startCluster } from "./helpers.js";
+import { CLUSTER_APP, call, rpcCall, startCluster } from "../helpers/cluster.js";
+import { configFile } from "../helpers/app-root.js";
+import { TestUpstream } from "../helpers/upstream.js";
 
 const TOKEN = "metrics-token-for-the-tests";
 
@@ -40,12 +42,11 @@ describe("metrics in one process", () => {
   });
 
   it("counts proxied requests by alias and status, with durations", async () => {
-    const upstream = createHttpServer((req, res) => res.end(req.url === "/up/missing" ? (res.statusCode = 404, "no") : "ok"));
-    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-    const { port } = upstream.address() as { port: number };
+    const upstream = await new TestUpstream().start();
+    upstream.routes.set("/up/missing", (_req, res) => res.writeHead(404).end("no"));
     const withProxy = await startServer({
       root: CLUSTER_APP,
-      config: { server: { metrics: { enabled: true }, secure: { proxies: { up: { baseUrl: `http://127.0.0.1:${port}/up` } } } } },
+      config: { server: { metrics: { enabled: true }, secure: { proxies: { up: { baseUrl: `${upstream.origin}/up` } } } } },
     });
     try {
       const proxyViewer = await openViewer(withProxy.url);
@@ -59,7 +60,7 @@ describe("metrics in one process", () => {
       expect(sample(text, "app_proxy_duration_seconds_count", { alias: "up" })).toBe(3);
     } finally {
       await withProxy.close();
-      upstream.close();
+      await upstream.close();
     }
   });
 
@@ -140,9 +141,9 @@ describe("metrics in a cluster", () => {
   afterAll(() => cluster?.stop("SIGKILL"));
 
   it("sums every worker's series, whichever worker answers the scrape", async () => {
-    const viewer = await openViewerFresh(cluster.url);
+    const viewer = await openViewer(cluster.url);
     const answers = await Promise.all(Array.from({ length: 12 }, () => rpcCall(cluster.url, "plugin/cl/pid", viewer)));
-    expect(new Set(answers.map((answer) => answer.body.result)).size).toBe(2);
+    expect(new Set(answers.map((answer) => answer.json.result)).size).toBe(2);
     await rpcCall(cluster.url, "plugin/cl/fail", null);
     await rpcCall(cluster.url, "plugin/cl/fail", null);
 
@@ -152,11 +153,11 @@ describe("metrics in a cluster", () => {
     const scrapes = await Promise.all([call(cluster.url, "/metrics", { headers: auth }), call(cluster.url, "/metrics", { headers: auth })]);
     for (const scrape of scrapes) {
       expect(scrape.status).toBe(200);
-      expect(sample(scrape.text, "app_rpc_calls_total", { kind: "plugin", id: "cl", method: "pid", code: "OK" })).toBe(12);
-      expect(sample(scrape.text, "app_rpc_calls_total", { kind: "plugin", id: "cl", method: "fail", code: "RPC_INTERNAL_ERROR" })).toBe(2);
-      expect(sample(scrape.text, "app_cluster_workers", { state: "ready" })).toBe(2);
+      expect(sample(scrape.body, "app_rpc_calls_total", { kind: "plugin", id: "cl", method: "pid", code: "OK" })).toBe(12);
+      expect(sample(scrape.body, "app_rpc_calls_total", { kind: "plugin", id: "cl", method: "fail", code: "RPC_INTERNAL_ERROR" })).toBe(2);
+      expect(sample(scrape.body, "app_cluster_workers", { state: "ready" })).toBe(2);
       // Breakers are per process; the failures gauge sums them over the workers.
-      expect(sample(scrape.text, "app_circuit_breaker_failures", { key: "cl-failing" })).toBe(2);
+      expect(sample(scrape.body, "app_circuit_breaker_failures", { key: "cl-failing" })).toBe(2);
     }
   });
 });

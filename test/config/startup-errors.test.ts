@@ -1,0 +1,71 @@
+// README "Configuration": a config the server cannot use stops the start with one line that
+// names what is wrong — the key path, the variable, or the file — whether `node index.js`
+// reads it (exit 1) or `createServer` is handed it (a StartupError). Objects are strict, and
+// a boolean must be a real boolean. (A proxy's own start-up checks: test/proxy/verifiers.test.ts.)
+import { describe, expect, it } from "vitest";
+import { startServer } from "../helpers/server.js";
+import { expectStartupFailure } from "../helpers/process.js";
+import { tempApp } from "../helpers/app-root.js";
+
+describe("node index.js with a bad config", () => {
+  const failures: Array<[string, () => { args: string[]; env?: Record<string, string> }, RegExp]> = [
+    ["a config value of the wrong type, naming the key path", () => ({ args: ["--root", tempApp({ config: { server: { rpc: { timeoutMs: "fast" } } } })] }), /server\.rpc\.timeoutMs/],
+    ["an unknown config key, naming it", () => ({ args: ["--root", tempApp({ config: { server: { sesion: {} } } })] }), /sesion/],
+    ["a config file that is not JSON", () => ({ args: ["--root", tempApp({ config: "{ nope" })] }), /not valid JSON/],
+    ["a config file with a __proto__ key", () => ({ args: ["--root", tempApp({ config: '{ "__proto__": { "polluted": true } }' })] }), /not valid JSON: .*prototype/],
+    [
+      "an unset referenced secret variable, naming the key and the variable",
+      () => ({ args: ["--root", tempApp({ config: { plugins: { x: { apiKey: "<% COUNTERPART_TEST_UNSET_KEY %>" } } } })] }),
+      /plugins\.x\.apiKey.*COUNTERPART_TEST_UNSET_KEY/,
+    ],
+    [
+      "an empty referenced variable",
+      () => ({ args: ["--root", tempApp({ config: { plugins: { x: { apiKey: "<% COUNTERPART_TEST_EMPTY_KEY %>" } } } })], env: { COUNTERPART_TEST_EMPTY_KEY: "" } }),
+      /plugins\.x\.apiKey.*COUNTERPART_TEST_EMPTY_KEY, which is empty/,
+    ],
+    ["a config file that does not exist", () => ({ args: ["--root", tempApp(), "--config", "/nonexistent/app.config.json"] }), /\/nonexistent\/app\.config\.json/],
+  ];
+  for (const [name, setup, message] of failures) {
+    it(`exits non-zero with one clear line for ${name}`, async () => {
+      const { args, env } = setup();
+      await expectStartupFailure(message, args, env);
+    });
+  }
+});
+
+describe("createServer with a bad config", () => {
+  const refused = (config: unknown) => startServer({ root: tempApp(), config: config as never });
+
+  it("names the key path down to an array index", async () => {
+    await expect(refused({ server: { allowedOrigins: ["https://viewer.example", 7] } })).rejects.toThrow(
+      /^config: invalid value at server\.allowedOrigins\.1: /,
+    );
+  });
+
+  it("refuses an unknown key at any depth, naming it", async () => {
+    await expect(refused({ server: { secure: { proxies: { up: { baseUrl: "http://127.0.0.1:1", timeout: 5 } } } } })).rejects.toThrow(
+      /server\.secure\.proxies\.up: .*\(unknown key timeout\)/,
+    );
+  });
+
+  it('refuses forward: "true": only a real boolean switches token forwarding on', async () => {
+    await expect(refused({ server: { auth: { jwt: { secret: "a-jwt-secret-that-is-32-bytes-long", forward: "true" } } } })).rejects.toThrow(
+      /server\.auth\.jwt\.forward/,
+    );
+    const proxy = { baseUrl: "http://127.0.0.1:1", auth: { verifiers: ["jwt"], jwt: { secret: "a-jwt-secret-that-is-32-bytes-long", forward: "true" } } };
+    await expect(refused({ server: { secure: { proxies: { up: proxy } } } })).rejects.toThrow(/server\.secure\.proxies\.up\.auth\.jwt\.forward/);
+  });
+
+  it("refuses rpcVerifiers and its legacy alias rpcAuth side by side", async () => {
+    await expect(refused({ server: { secure: { rpcVerifiers: { default: {} }, rpcAuth: { default: {} } } } })).rejects.toThrow(
+      /server\.secure\.rpcVerifiers and its legacy alias server\.secure\.rpcAuth are both set/,
+    );
+  });
+
+  it("refuses a verifier context that names a verifier nobody registered", async () => {
+    const root = tempApp({ files: { "plugins/p/a.server.mjs": "export function m() {}" } });
+    await expect(
+      startServer({ root, config: { server: { secure: { rpcVerifiers: { default: { verifiers: { ghost: {} } } } } } } }),
+    ).rejects.toThrow(/rpcVerifiers\.default\.verifiers\.ghost: no verifier named "ghost"/);
+  });
+});
