@@ -1,12 +1,28 @@
 import { register } from "node:module";
 import { pathToFileURL } from "node:url";
+import { MessageChannel } from "node:worker_threads";
+import { transformTypeScript } from "./esbuild-service.js";
+import type { TransformReply } from "./ts-hooks.js";
 
 let tsHooksRegistered = false;
 
-/** Registers the `.ts` loader once per thread (the main thread and each isolation worker). */
+/**
+ * Registers the `.ts` loader once per thread (the main thread and each isolation worker).
+ * The hooks run in Node's loader thread and send each `.ts` source back here to be
+ * transformed (ts-hooks.ts says why).
+ */
 export function enableTypeScriptServerFiles(): void {
   if (tsHooksRegistered) return;
-  register(new URL("./ts-hooks.js", import.meta.url));
+  const { port1, port2 } = new MessageChannel();
+  port1.on("message", ({ id, file, source }: { id: number; file: string; source: string }) => {
+    transformTypeScript(file, source).then(
+      (code) => port1.postMessage({ id, code } satisfies TransformReply),
+      (error: unknown) => port1.postMessage({ id, error: (error as Error)?.message ?? String(error) } satisfies TransformReply),
+    );
+  });
+  // An import waiting for its transform keeps the process up by itself.
+  port1.unref();
+  register(new URL("./ts-hooks.js", import.meta.url), { data: { port: port2 }, transferList: [port2] });
   tsHooksRegistered = true;
 }
 

@@ -12,7 +12,8 @@
 import { realpath } from "node:fs/promises";
 import { dirname, isAbsolute, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Plugin } from "esbuild";
+import type { Plugin } from "esbuild";
+import { useEsbuild } from "./esbuild-service.js";
 
 export interface ImportGraph {
   /** Absolute paths of every file loaded, the entry included (also when `error` is set). */
@@ -57,17 +58,19 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
     },
   };
   try {
-    await build({
-      entryPoints: [entry],
-      absWorkingDir: dirname(entry),
-      bundle: true,
-      write: false,
-      platform: "node",
-      format: "esm",
-      logLevel: "silent",
-      resolveExtensions: RESOLVE_EXTENSIONS,
-      plugins: [record],
-    });
+    await useEsbuild((esbuild) =>
+      esbuild.build({
+        entryPoints: [entry],
+        absWorkingDir: dirname(entry),
+        bundle: true,
+        write: false,
+        platform: "node",
+        format: "esm",
+        logLevel: "silent",
+        resolveExtensions: RESOLVE_EXTENSIONS,
+        plugins: [record],
+      }),
+    );
     return { files: [...files], error: undefined };
   } catch (error) {
     const errors = (error as { errors?: Array<{ text: string; location?: { file: string } | null }> }).errors;

@@ -5,11 +5,16 @@
  * only the TypeScript file exists (the convention of TypeScript's NodeNext resolution).
  * Hand-written rather than tsx: tsx hooks the CommonJS loader too and follows the nearest
  * package.json "type", which a plugin folder often lacks.
+ *
+ * The transform itself runs in the thread that registered these hooks, sent over the port
+ * it passes to initialize() (import-server-file.ts): that thread has esbuild loaded for the
+ * import graphs anyway, and esbuild's API in this thread cost about 8 MB more resident
+ * memory, with a second esbuild service process on top.
  */
 import { readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import type { MessagePort } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
-import { transform } from "esbuild";
 
 type ResolveContext = { parentURL?: string; conditions?: string[] };
 type ResolveResult = { url: string; format?: string | null; shortCircuit?: boolean };
@@ -18,7 +23,37 @@ type LoadContext = { format?: string | null; conditions?: string[] };
 type LoadResult = { format: string; source?: string | Buffer | null; shortCircuit?: boolean };
 type NextLoad = (url: string, context: LoadContext) => Promise<LoadResult>;
 
+/** What the registering thread answers to `{ id, file, source }`. */
+export type TransformReply = { id: number; code: string } | { id: number; error: string };
+
 const TS_FILE = /\.(?:ts|mts)(?:\?.*)?$/;
+
+let port: MessagePort;
+let nextId = 0;
+const pending = new Map<number, { resolve: (code: string) => void; reject: (error: Error) => void }>();
+
+export function initialize(data: { port: MessagePort }): void {
+  port = data.port;
+  port.on("message", (reply: TransformReply) => {
+    const waiting = pending.get(reply.id);
+    if (!waiting) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) port.unref();
+    if ("code" in reply) waiting.resolve(reply.code);
+    else waiting.reject(new Error(reply.error));
+  });
+  port.unref();
+}
+
+function transform(file: string, source: string): Promise<string> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    // Held while an answer is due, so that this thread waits for it.
+    if (pending.size === 1) port.ref();
+    port.postMessage({ id, file, source });
+  });
+}
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
   const parent = context.parentURL;
@@ -36,12 +71,5 @@ export async function load(url: string, context: LoadContext, next: NextLoad): P
   if (!url.startsWith("file:") || !TS_FILE.test(url)) return next(url, context);
   const file = fileURLToPath(url.split("?")[0]!);
   const source = await readFile(file, "utf8");
-  const { code } = await transform(source, {
-    loader: "ts",
-    format: "esm",
-    target: "node20",
-    sourcefile: file,
-    sourcemap: "inline",
-  });
-  return { format: "module", source: code, shortCircuit: true };
+  return { format: "module", source: await transform(file, source), shortCircuit: true };
 }

@@ -1,0 +1,53 @@
+/**
+ * The esbuild of this thread: the import graphs of server files (server-imports.ts) and the
+ * `.ts` transforms that the module hooks ask for (import-server-file.ts). esbuild's API works
+ * through a child process, its service (about 11–14 MB resident), which otherwise stays up
+ * for the life of the process. Server files are loaded at start and, in dev mode, when one is
+ * edited, so the service is stopped once no call has come for IDLE_MS, and the next call
+ * starts a new one (a few milliseconds). The API module itself is loaded on first use.
+ */
+import type * as Esbuild from "esbuild";
+
+type EsbuildApi = typeof Esbuild;
+
+/** Long enough that the files of one start-up share one service, short enough that it is gone before the server serves. */
+const IDLE_MS = 250;
+
+let api: Promise<EsbuildApi> | undefined;
+let active = 0;
+let idleTimer: NodeJS.Timeout | undefined;
+
+/** Runs `call` with the esbuild API; the service stops IDLE_MS after the last call ends. */
+export async function useEsbuild<T>(call: (esbuild: EsbuildApi) => Promise<T>): Promise<T> {
+  active += 1;
+  clearTimeout(idleTimer);
+  try {
+    api ??= import("esbuild");
+    return await call(await api);
+  } finally {
+    active -= 1;
+    if (active === 0) {
+      idleTimer = setTimeout(stopWhenIdle, IDLE_MS);
+      idleTimer.unref();
+    }
+  }
+}
+
+function stopWhenIdle(): void {
+  // stop() ends calls in flight, so only once none is left.
+  if (active === 0 && api) void api.then((esbuild) => (active === 0 ? esbuild.stop() : undefined));
+}
+
+/** A `.ts` server file's source as ESM JavaScript: types stripped, an inline source map. */
+export function transformTypeScript(file: string, source: string): Promise<string> {
+  return useEsbuild(async (esbuild) => {
+    const { code } = await esbuild.transform(source, {
+      loader: "ts",
+      format: "esm",
+      target: "node20",
+      sourcefile: file,
+      sourcemap: "inline",
+    });
+    return code;
+  });
+}
