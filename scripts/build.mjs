@@ -1,6 +1,7 @@
 // Builds the server (tsc: types checked, ESM emitted to dist/) and the browser client
 // (esbuild: one classic script for /__app/client.js and an ESM entry for bundlers, with
-// declarations from tsc). Run by `npm install` through the prepare script.
+// declarations from tsc). The config schemas are bundled with the part of zod they use
+// (src/config/schema.ts says why). Run by `npm install` through the prepare script.
 import { execFileSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,6 +12,30 @@ const tsc = require.resolve("typescript/bin/tsc");
 
 rmSync("dist", { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { stdio: "inherit" });
+
+// Replaces tsc's dist/config/schema.js. Only zod goes into the bundle: a relative import
+// stays an import, so that no module of ours is ever loaded twice.
+await build({
+  entryPoints: ["src/config/schema.ts"],
+  outfile: "dist/config/schema.js",
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+  legalComments: "none",
+  plugins: [
+    {
+      name: "own-modules-external",
+      setup(builder) {
+        builder.onResolve({ filter: /^\.\.?\// }, (args) =>
+          args.kind !== "entry-point" && !args.importer.includes("node_modules") ? { path: args.path, external: true } : undefined,
+        );
+      },
+    },
+  ],
+});
 
 if (existsSync("src/client/index.ts")) {
   const common = { bundle: true, target: ["es2020"], sourcemap: true, logLevel: "warning", legalComments: "none" };

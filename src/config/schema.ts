@@ -1,97 +1,136 @@
 /**
- * The shape of app.config.json (README "Configuration"), validated once at start.
+ * Every zod schema of the server: the shape of app.config.json (README "Configuration"),
+ * validated once at start, and a server file's `policy` export (src/discovery/policy.ts).
  * Objects are strict so that a misspelt key is an error naming its path rather than a
  * setting silently ignored. Verifier settings stay open: custom verifiers define their own.
+ *
+ * Written with zod/mini, and bundled with the parts of zod it uses into dist/config/schema.js
+ * (scripts/build.mjs), so the server never loads the zod package: zod's full build is
+ * about 60 modules and 1.5 MB of source, and loading it cost about 9 MB resident; the
+ * bundled part costs about 1 MB. The messages are zod's English ones, as with `zod`.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
+import { en } from "zod/locales";
 
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
+z.config(en());
+
+const positiveInt = z.number().check(z.int(), z.positive());
+const nonNegativeInt = z.number().check(z.int(), z.nonnegative());
 
 export const jwtSettingsSchema = z.strictObject({
-  secret: z.string().optional(),
-  secretEnv: z.string().optional(),
-  issuer: z.string().optional(),
-  audience: z.string().optional(),
-  clockSkewSec: nonNegativeInt.optional(),
+  secret: z.optional(z.string()),
+  secretEnv: z.optional(z.string()),
+  issuer: z.optional(z.string()),
+  audience: z.optional(z.string()),
+  clockSkewSec: z.optional(nonNegativeInt),
   // Only a real boolean: the string "true" must never switch forwarding on.
-  forward: z.boolean().optional(),
-  userClaimHeader: z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "must be an HTTP header name").optional(),
+  forward: z.optional(z.boolean()),
+  userClaimHeader: z.optional(z.string().check(z.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "must be an HTTP header name"))),
 });
 
 const verifierContextSchema = z.strictObject({
-  enabled: z.boolean().optional(),
-  verifiers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  mode: z.enum(["all", "any"]).optional(),
+  enabled: z.optional(z.boolean()),
+  verifiers: z.optional(z.record(z.string(), z.record(z.string(), z.unknown()))),
+  mode: z.optional(z.enum(["all", "any"])),
 });
 
 const proxySchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }),
-  headers: z.record(z.string(), z.string()).optional(),
-  timeoutMs: positiveInt.optional(),
-  auth: z
-    .strictObject({
-      enabled: z.boolean().optional(),
+  headers: z.optional(z.record(z.string(), z.string())),
+  timeoutMs: z.optional(positiveInt),
+  auth: z.optional(
+    z.strictObject({
+      enabled: z.optional(z.boolean()),
       // A list of names, or a map name → that verifier's settings (its `verifierConfig`).
-      verifiers: z.union([z.array(z.string()), z.record(z.string(), z.record(z.string(), z.unknown()))]).optional(),
-      mode: z.enum(["all", "any"]).optional(),
-      jwt: jwtSettingsSchema.optional(),
-    })
-    .optional(),
+      verifiers: z.optional(z.union([z.array(z.string()), z.record(z.string(), z.record(z.string(), z.unknown()))])),
+      mode: z.optional(z.enum(["all", "any"])),
+      jwt: z.optional(jwtSettingsSchema),
+    }),
+  ),
 });
 
 const isolationSchema = z.strictObject({
-  minThreads: nonNegativeInt.optional(),
-  maxThreads: positiveInt.optional(),
-  idleTimeoutMs: positiveInt.optional(),
-  maxOldGenerationSizeMb: positiveInt.optional(),
-  maxYoungGenerationSizeMb: positiveInt.optional(),
-  stackSizeMb: positiveInt.optional(),
+  minThreads: z.optional(nonNegativeInt),
+  maxThreads: z.optional(positiveInt),
+  idleTimeoutMs: z.optional(positiveInt),
+  maxOldGenerationSizeMb: z.optional(positiveInt),
+  maxYoungGenerationSizeMb: z.optional(positiveInt),
+  stackSizeMb: z.optional(positiveInt),
   /** After a timeout, how long a method has to settle once its signal fired before its worker is terminated. */
-  abortGraceMs: nonNegativeInt.optional(),
+  abortGraceMs: z.optional(nonNegativeInt),
 });
 
 export const rpcDefaultsSchema = z.strictObject({
-  maxBodyBytes: positiveInt.optional(),
-  timeoutMs: positiveInt.optional(),
-  maxConcurrency: positiveInt.optional(),
-  queueLimit: nonNegativeInt.optional(),
-  isolation: isolationSchema.optional(),
+  maxBodyBytes: z.optional(positiveInt),
+  timeoutMs: z.optional(positiveInt),
+  maxConcurrency: z.optional(positiveInt),
+  queueLimit: z.optional(nonNegativeInt),
+  isolation: z.optional(isolationSchema),
 });
 
 export const configSchema = z.strictObject({
-  server: z
-    .strictObject({
-      allowedOrigins: z.array(z.string()).optional(),
-      trustProxy: z.boolean().optional(),
-      shutdownTimeoutMs: positiveInt.optional(),
-      session: z.strictObject({ ttlSec: positiveInt.optional() }).optional(),
-      rpc: rpcDefaultsSchema.optional(),
-      secure: z
-        .strictObject({
-          rpcVerifiers: z.record(z.string(), verifierContextSchema).optional(),
-          rpcAuth: z.record(z.string(), verifierContextSchema).optional(),
-          proxies: z.record(z.string(), proxySchema).optional(),
-        })
-        .optional(),
-      auth: z.strictObject({ jwt: jwtSettingsSchema.optional() }).optional(),
-      outbound: z
-        .strictObject({
-          allow: z.array(z.string()).optional(),
-          timeoutMs: positiveInt.optional(),
-        })
-        .optional(),
-      metrics: z
-        .strictObject({
-          enabled: z.boolean().optional(),
+  server: z.optional(
+    z.strictObject({
+      allowedOrigins: z.optional(z.array(z.string())),
+      trustProxy: z.optional(z.boolean()),
+      shutdownTimeoutMs: z.optional(positiveInt),
+      session: z.optional(z.strictObject({ ttlSec: z.optional(positiveInt) })),
+      rpc: z.optional(rpcDefaultsSchema),
+      secure: z.optional(
+        z.strictObject({
+          rpcVerifiers: z.optional(z.record(z.string(), verifierContextSchema)),
+          rpcAuth: z.optional(z.record(z.string(), verifierContextSchema)),
+          proxies: z.optional(z.record(z.string(), proxySchema)),
+        }),
+      ),
+      auth: z.optional(z.strictObject({ jwt: z.optional(jwtSettingsSchema) })),
+      outbound: z.optional(
+        z.strictObject({
+          allow: z.optional(z.array(z.string())),
+          timeoutMs: z.optional(positiveInt),
+        }),
+      ),
+      metrics: z.optional(
+        z.strictObject({
+          enabled: z.optional(z.boolean()),
           // A bearer token an attacker could guess is no protection: at least 16 characters.
-          token: z.string().min(16).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  plugins: z.record(z.string(), z.unknown()).optional(),
-  modules: z.record(z.string(), z.unknown()).optional(),
+          token: z.optional(z.string().check(z.minLength(16))),
+        }),
+      ),
+    }),
+  ),
+  plugins: z.optional(z.record(z.string(), z.unknown())),
+  modules: z.optional(z.record(z.string(), z.unknown())),
+});
+
+/** `PublicCheck` of src/discovery/policy.ts, which sits on a layer above this one and types the parsed entry itself. */
+type PublicCheckFunction = (...args: never[]) => unknown;
+
+/** One entry of a server file's `policy` export (`MethodPolicy` in src/discovery/policy.ts). */
+export const methodPolicySchema = z.strictObject({
+  auth: z.optional(
+    z.strictObject({
+      public: z.optional(z.union([z.boolean(), z.custom<PublicCheckFunction>((value) => typeof value === "function", "must be a boolean or a function")])),
+      requireSession: z.optional(z.boolean()),
+    }),
+  ),
+  runtime: z.optional(
+    z.strictObject({
+      timeoutMs: z.optional(positiveInt),
+      maxBodyBytes: z.optional(positiveInt),
+      maxConcurrency: z.optional(positiveInt),
+      queueLimit: z.optional(nonNegativeInt),
+      concurrencyKey: z.optional(z.string().check(z.minLength(1))),
+      isolation: z.optional(z.enum(["none", "worker"])),
+      circuitBreaker: z.optional(
+        z.strictObject({
+          key: z.string().check(z.minLength(1)),
+          failureThreshold: positiveInt,
+          resetAfterMs: positiveInt,
+        }),
+      ),
+    }),
+  ),
 });
 
 export type AppConfigInput = z.input<typeof configSchema>;

@@ -3,9 +3,9 @@
  * of a server file, validated at start and merged with the server-wide defaults, so that
  * the request path only reads plain resolved numbers.
  */
-import { z } from "zod";
 import { StartupError } from "../errors/http-error.js";
 import { DEFAULT_QUEUE_LIMIT, type RpcSettings } from "../config/resolve.js";
+import { methodPolicySchema } from "../config/schema.js";
 
 export interface PublicCheckInput {
   req: import("node:http").IncomingMessage;
@@ -53,34 +53,6 @@ export interface ResolvedPolicy {
   isolation: "none" | "worker";
   circuitBreaker: CircuitBreakerPolicy | undefined;
 }
-
-const positiveInt = z.number().int().positive();
-
-const methodPolicySchema = z.strictObject({
-  auth: z
-    .strictObject({
-      public: z.union([z.boolean(), z.custom<PublicCheck>((value) => typeof value === "function", "must be a boolean or a function")]).optional(),
-      requireSession: z.boolean().optional(),
-    })
-    .optional(),
-  runtime: z
-    .strictObject({
-      timeoutMs: positiveInt.optional(),
-      maxBodyBytes: positiveInt.optional(),
-      maxConcurrency: positiveInt.optional(),
-      queueLimit: z.number().int().nonnegative().optional(),
-      concurrencyKey: z.string().min(1).optional(),
-      isolation: z.enum(["none", "worker"]).optional(),
-      circuitBreaker: z
-        .strictObject({
-          key: z.string().min(1),
-          failureThreshold: positiveInt,
-          resetAfterMs: positiveInt,
-        })
-        .optional(),
-    })
-    .optional(),
-});
 
 /** Validates one file's `policy` export; returns the entries by method name. */
 export function readPolicyExport(value: unknown, file: string): Map<string, MethodPolicy> {
