@@ -4,8 +4,11 @@
  * through a child process, its service (about 11–14 MB resident), which otherwise stays up
  * for the life of the process. Server files are loaded at start and, in dev mode, when one is
  * edited, so the service is stopped once no call has come for IDLE_MS, and the next call
- * starts a new one (a few milliseconds). The API module itself is loaded on first use.
+ * starts a new one (a few milliseconds). The API module itself is loaded on first use, with
+ * require(): an import() would go through the module hooks, and a thread whose loader
+ * thread is waiting for a `.ts` transform (ts-hooks.ts) would then wait on itself.
  */
+import { createRequire } from "node:module";
 import type * as Esbuild from "esbuild";
 
 type EsbuildApi = typeof Esbuild;
@@ -13,7 +16,7 @@ type EsbuildApi = typeof Esbuild;
 /** Long enough that the files of one start-up share one service, short enough that it is gone before the server serves. */
 const IDLE_MS = 250;
 
-let api: Promise<EsbuildApi> | undefined;
+let api: EsbuildApi | undefined;
 let active = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 
@@ -22,8 +25,8 @@ export async function useEsbuild<T>(call: (esbuild: EsbuildApi) => Promise<T>): 
   active += 1;
   clearTimeout(idleTimer);
   try {
-    api ??= import("esbuild");
-    return await call(await api);
+    api ??= createRequire(import.meta.url)("esbuild") as EsbuildApi;
+    return await call(api);
   } finally {
     active -= 1;
     if (active === 0) {
@@ -35,7 +38,7 @@ export async function useEsbuild<T>(call: (esbuild: EsbuildApi) => Promise<T>): 
 
 function stopWhenIdle(): void {
   // stop() ends calls in flight, so only once none is left.
-  if (active === 0 && api) void api.then((esbuild) => (active === 0 ? esbuild.stop() : undefined));
+  if (active === 0) void api?.stop();
 }
 
 /** A `.ts` server file's source as ESM JavaScript: types stripped, an inline source map. */
