@@ -1,6 +1,7 @@
 import { register } from "node:module";
 import { pathToFileURL } from "node:url";
 import { MessageChannel } from "node:worker_threads";
+import { reapplyYoungGenerationLimit } from "../core/young-generation.js";
 import { transformTypeScript } from "./esbuild-service.js";
 import type { TransformReply } from "./ts-hooks.js";
 
@@ -23,6 +24,8 @@ export function enableTypeScriptServerFiles(): void {
   // An import waiting for its transform keeps the process up by itself.
   port1.unref();
   register(new URL("./ts-hooks.js", import.meta.url), { data: { port: port2 }, transferList: [port2] });
+  // The loader thread's heap is set up by now, which put V8's young-generation growth factor back.
+  reapplyYoungGenerationLimit();
   tsHooksRegistered = true;
 }
 

@@ -34,4 +34,6 @@ export type IsolatedOutcome =
 export interface IsolationWorkerData {
   dev: boolean;
   outbound: { allow: readonly string[]; timeoutMs: number };
+  /** The process keeps its young generation small (src/core/young-generation.ts). */
+  limitYoungGeneration: boolean;
 }

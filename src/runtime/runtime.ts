@@ -17,6 +17,7 @@ import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
 import { SerializedResult } from "./serialized-result.js";
+import { youngGenerationLimited } from "../core/young-generation.js";
 
 /** What the runtime needs from the server it runs for. */
 export interface RuntimeOptions {
@@ -104,6 +105,7 @@ export class RpcRuntime {
       this.#poolStatus = new IsolationPool(this.#options.isolation, {
         dev: this.#options.dev,
         outbound: this.#options.outbound,
+        limitYoungGeneration: youngGenerationLimited(),
       });
       return this.#poolStatus;
     });
