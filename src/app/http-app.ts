@@ -10,7 +10,7 @@ import type { ResolvedConfig } from "../config/resolve.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
-import { closeAfterAnswer } from "../http/lingering-close.js";
+import { sendError as sendHttpError } from "../http/send-error.js";
 
 export interface HttpApp {
   app: FastifyInstance;
@@ -90,8 +90,7 @@ const BY_STATUS: Record<number, ErrorCode> = {
 };
 
 function sendError(reply: FastifyReply, code: ErrorCode): void {
-  const error = errorOf(code);
-  // Fastify's own 413 and 415, a bad URL, a 404 or a shutdown answer may leave a body unread.
-  closeAfterAnswer(reply.request.raw, reply.raw);
-  reply.code(error.status).header("content-type", "application/json; charset=utf-8").send(JSON.stringify(error.toJSON()));
+  // Fastify's own 413 and 415, a bad URL, a 404 or a shutdown answer may leave a body
+  // unread: the one sender closes or drains as for every other error.
+  sendHttpError(reply, errorOf(code));
 }

@@ -87,7 +87,8 @@ function sweepDrains(): void {
 export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse, keepSmall = false): boolean {
   if (!hasUnreadBody(req)) return false;
   if (keepSmall && drainable(req)) {
-    drainKeepingConnection(req);
+    // Usually the parser has the whole small body by now: Node drops it, nothing to watch.
+    if (!req.complete) drainKeepingConnection(req);
     return false;
   }
   if (!res.headersSent) res.setHeader("connection", "close");

@@ -4,13 +4,16 @@
  * worker, and it is installed before any boot hook or server file loads.
  *
  * Several servers in one process (tests, embedding) share the one global:
- * - verifiers registered through it go to the server whose boot hooks are running (boots
- *   are taken one at a time); outside a boot, registering throws;
+ * - verifiers registered through it go to the server whose boot is running them: the boot
+ *   runs in an AsyncLocalStorage context, so code of another server (a method, a reload)
+ *   that registers meanwhile is refused rather than reaching the wrong server, and boots
+ *   of several servers may overlap; outside a boot, registering throws;
  * - `isDevMode(ctx)` answers for the server of that call; without `ctx`, for the server
- *   booting now, else the one started last;
+ *   whose boot runs it, else the one that joined last;
  * - the outbound guard behind `safeFetch` is process-wide, so a second server whose
  *   `server.outbound` settings differ from a running one's is refused at start.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { RpcError, StartupError } from "../errors/http-error.js";
 import { SsrfBlockedError, SsrfRedirectError } from "../outbound/errors.js";
 import { configureDefaultGuard, safeFetch, validateUpstreamUrl, type OutboundGuardOptions } from "../outbound/guard.js";
@@ -70,16 +73,21 @@ export interface AppServerMember {
 }
 
 const members: AppServerMember[] = [];
-let booting: AppServerMember | null = null;
-let bootQueue: Promise<unknown> = Promise.resolve();
+/**
+ * The server whose boot runs the current code. Disabled between boots: while enabled,
+ * Node 20 tracks every promise for it, which no request should pay for.
+ */
+const booting = new AsyncLocalStorage<AppServerMember>();
+let bootsRunning = 0;
 
 function currentMember(): AppServerMember | undefined {
-  return booting ?? members.at(-1);
+  return booting.getStore() ?? members.at(-1);
 }
 
 function duringBoot(what: string): AppServerMember {
-  if (!booting) throw new Error(`APP_SERVER.${what} registers verifiers only while boot hooks run: call it from register(api) in a register.server.* file`);
-  return booting;
+  const member = booting.getStore();
+  if (!member) throw new Error(`APP_SERVER.${what} registers verifiers only while boot hooks run: call it from register(api) in a register.server.* file`);
+  return member;
 }
 
 function outboundKey(outbound: OutboundGuardOptions): string {
@@ -98,25 +106,27 @@ export function joinAppServerGlobal(member: AppServerMember): { boot<T>(fn: () =
       "another server in this process uses different server.outbound settings; APP_SERVER.safeFetch is process-wide, so servers sharing a process must share them",
     );
   }
+  // The first server installs the global and configures the process's outbound guard;
+  // later ones share both (reconfiguring would close the pooled connections of the servers
+  // already running).
+  if (members.length === 0) {
+    globalThis.APP_SERVER = createAppServerApi({
+      outbound: member.outbound,
+      isDevMode: (ctx) => devModeOf(ctx) ?? currentMember()?.dev ?? false,
+      registerRpcAuthVerifier: (name, fn) => duringBoot("registerRpcAuthVerifier").registerRpcAuthVerifier(name, fn),
+      registerProxyAuthVerifier: (name, fn) => duringBoot("registerProxyAuthVerifier").registerProxyAuthVerifier(name, fn),
+    });
+  }
   members.push(member);
-  globalThis.APP_SERVER = createAppServerApi({
-    outbound: member.outbound,
-    isDevMode: (ctx) => devModeOf(ctx) ?? currentMember()?.dev ?? false,
-    registerRpcAuthVerifier: (name, fn) => duringBoot("registerRpcAuthVerifier").registerRpcAuthVerifier(name, fn),
-    registerProxyAuthVerifier: (name, fn) => duringBoot("registerProxyAuthVerifier").registerProxyAuthVerifier(name, fn),
-  });
   return {
-    boot<T>(fn: () => Promise<T>): Promise<T> {
-      const run = bootQueue.then(async () => {
-        booting = member;
-        try {
-          return await fn();
-        } finally {
-          booting = null;
-        }
-      });
-      bootQueue = run.catch(() => undefined);
-      return run;
+    async boot<T>(fn: () => Promise<T>): Promise<T> {
+      bootsRunning += 1;
+      try {
+        return await booting.run(member, fn);
+      } finally {
+        bootsRunning -= 1;
+        if (bootsRunning === 0) booting.disable();
+      }
     },
     leave() {
       const index = members.indexOf(member);

@@ -41,6 +41,21 @@ describe("APP_SERVER shared by several servers in one process", () => {
     expect(await call(plain)).toBe(false);
   });
 
+  it("refuses a running server's registration made while another server boots, which keeps its own verifiers", async () => {
+    const running = await startServer({ root: appRoot("v8"), dev: true });
+    open.push(running);
+    const viewer = await openViewer(running.url);
+    // The second server's boot hook waits 50 ms: the running server's call lands inside it.
+    const booting = startServer({ root: appRoot("v9") });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const answer = await rpc(running.url, "plugin/p/late", { viewer });
+    const second = await booting;
+    open.push(second);
+    expect(answer.status).toBe(500);
+    expect(answer.body.error).toMatch(/only while boot hooks run/);
+    expect([second.server.core.rpcVerifiers.has("v9"), second.server.core.rpcVerifiers.has("late")]).toEqual([true, false]);
+  });
+
   it("refuses to register a verifier outside a boot: the error says where it belongs", async () => {
     const server = await startServer({ root: appRoot("v3"), dev: true });
     open.push(server);
@@ -60,5 +75,14 @@ describe("APP_SERVER shared by several servers in one process", () => {
     const later = await startServer({ root: appRoot("v7"), config: { server: { outbound: { allow: ["b.example"] } } } });
     open.push(later);
     expect(later.url).toMatch(/^http:/);
+  });
+
+  // Last: a boot that never settles leaves its server a member of APP_SERVER for good.
+  it("starts a server while another one's boot hook never settles", async () => {
+    const hung = tempApp({ files: { "plugins/h/register.server.mjs": "export function register() { return new Promise(() => {}); }" } });
+    void startServer({ root: hung }).catch(() => undefined);
+    const other = await startServer({ root: appRoot("v10") });
+    open.push(other);
+    expect(other.server.core.rpcVerifiers.has("v10")).toBe(true);
   });
 });
