@@ -30,7 +30,8 @@ const RESOLVING = Symbol("resolving");
 
 export async function importGraph(entry: string): Promise<ImportGraph> {
   const files = new Set<string>();
-  const realEntry = await realpath(entry).catch(() => entry);
+  // The package the entry itself lies in (an app installed as a package): its files are served.
+  const ownPackage = installedPackageOf(await realpath(entry).catch(() => entry));
   // Records every file as it is loaded, so that a graph that fails half-way still names
   // what it reached. A file esbuild has no loader for (`.node`, `.wasm`, data) is recorded
   // and read as empty instead of failing the whole graph.
@@ -48,7 +49,7 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
         if (found.errors.length > 0 || found.external || found.namespace !== "file") return { path: args.path, external: true };
         const real = await realpath(found.path).catch(() => found.path);
         const installed = installedPackageOf(real);
-        if (installed !== undefined && installed !== installedPackageOf(realEntry)) return { path: args.path, external: true };
+        if (installed !== undefined && installed !== ownPackage) return { path: args.path, external: true };
         return { path: real };
       });
       builder.onLoad({ filter: /.*/, namespace: "file" }, (args) => {

@@ -11,10 +11,9 @@ const REDACTED = "[Redacted]";
 
 /** Masks every configured secret in a JSON text (a log line or an answer body). */
 export type SecretMask = (line: string) => string;
-type Mask = SecretMask;
 
-export function createSecretMasker(secrets: readonly string[]): Mask | null {
-  const masks: Mask[] = [];
+export function createSecretMasker(secrets: readonly string[]): SecretMask | null {
+  const masks: SecretMask[] = [];
   // Longest first: a secret that holds a shorter one must be masked whole, not left with
   // its own text around the shorter one's mask.
   for (const secret of [...new Set(secrets)].sort((a, b) => b.length - a.length)) {
@@ -35,11 +34,11 @@ export function createSecretMasker(secrets: readonly string[]): Mask | null {
   };
 }
 
-function textMask(needle: string): Mask {
+function textMask(needle: string): SecretMask {
   return (line) => (line.includes(needle) ? line.split(needle).join(REDACTED) : line);
 }
 
-function numberMask(secret: string): Mask {
+function numberMask(secret: string): SecretMask {
   const pattern = new RegExp(`(?<![\\d.])${secret.replace(/[.\-]/g, "\\$&")}(?![\\d.eE])`, "g");
   return (line) =>
     line.includes(secret)

@@ -39,10 +39,9 @@ export interface ProxyRouteOptions extends ProxyAuthDeps {
 }
 
 export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptions): Promise<void> {
-  const core = options;
-  const upstreams = new Upstreams(core.config.proxies);
-  const trustProxy = core.config.trustProxy;
-  const sessions = core.sessionChecks;
+  const upstreams = new Upstreams(options.config.proxies);
+  const trustProxy = options.config.trustProxy;
+  const sessions = options.sessionChecks;
   app.addHook("onClose", async () => upstreams.close());
 
   // Request bodies are streamed upstream untouched: Fastify must not read them.
@@ -68,7 +67,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
       targetPath: `/${target.rawPath}${target.query}`,
     };
     if (upstream.authEnabled) {
-      const passed = await verifyProxyAuth(request.raw, reply.raw, core, upstream.alias, upstream.config, state, request.id);
+      const passed = await verifyProxyAuth(request.raw, reply.raw, options, upstream.alias, upstream.config, state, request.id);
       // The client left while a verifier was busy, or a verifier answered by itself.
       if (reply.raw.destroyed || reply.raw.headersSent) {
         reply.hijack();
@@ -125,10 +124,10 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     const durationMs = Math.round((performance.now() - event.startedAt) * 1000) / 1000;
     // One shape for every event (pino leaves out undefined fields), as for RPC calls.
     const fields = { event: name, reqId: event.reqId, alias: event.alias, method: event.method, status, durationMs, code, reason };
-    if (status >= 500 && name === "proxy.error") core.log.error(fields, name);
-    else if (name === "proxy.complete") core.log.info(fields, name);
-    else core.log.warn(fields, name);
-    const listeners = core.events.proxy;
+    if (status >= 500 && name === "proxy.error") options.log.error(fields, name);
+    else if (name === "proxy.complete") options.log.info(fields, name);
+    else options.log.warn(fields, name);
+    const listeners = options.events.proxy;
     if (listeners.length === 0) return;
     const record = { event: name, alias: event.alias, method: event.method, status, durationMs };
     for (const listener of listeners) listener(record);

@@ -49,10 +49,9 @@ export interface RpcRouteOptions {
 }
 
 export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions): Promise<void> {
-  const core = options;
   const { runtime } = options;
-  const answer: AnswerOptions = { dev: core.dev, log: core.log, maskSecrets: core.maskSecrets, listeners: core.events.rpc };
-  const originPolicy = { allowedOrigins: core.config.allowedOrigins, trustProxy: core.config.trustProxy };
+  const answer: AnswerOptions = { dev: options.dev, log: options.log, maskSecrets: options.maskSecrets, listeners: options.events.rpc };
+  const originPolicy = { allowedOrigins: options.config.allowedOrigins, trustProxy: options.config.trustProxy };
 
   // Errors Fastify raises before the handler (a malformed Content-Type, say) are answered
   // in the RPC shape and logged as the call's one event.
@@ -90,8 +89,8 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
     });
     try {
       if (request.method !== "POST") throw errorOf("RPC_METHOD_NOT_ALLOWED");
-      const target = resolveTargetItem(core.registry, call.kind, call.id);
-      if (core.dev && target.files.length > 0) await refreshTarget(target, core.config.rpc, core.log, core.serverOnlyFiles);
+      const target = resolveTargetItem(options.registry, call.kind, call.id);
+      if (options.dev && target.files.length > 0) await refreshTarget(target, options.config.rpc, options.log, options.serverOnlyFiles);
       const entry = resolveMethod(target, call.method);
       // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
       // (started over by the runtime) one for the queue wait and the method.
@@ -99,10 +98,10 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       // No await when the checks are synchronous (the common case): the body's listeners
       // are then in place before the parser hands the body over. An `auth.public`
       // function that never settles is bounded like a verifier.
-      const checked = checkAccess(request, entry, core.sessionChecks, originPolicy);
+      const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
       const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, lifetime));
-      const resolved = resolveVerifierContext(core.config.rpcVerifiers, body.contextId);
+      const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;
       // Most calls are session-only with no verifier context: no verifier step to run.
       const needsVerifiers = !access.isPublic && (!entry.policy.requireSession || contextHasVerifiers(resolved.context));
@@ -120,9 +119,9 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
                 resolved,
                 requireSession: entry.policy.requireSession,
               },
-              core.rpcVerifiers,
-              core.facade,
-              core.log,
+              options.rpcVerifiers,
+              options.facade,
+              options.log,
             ),
           )
         : null;
@@ -135,8 +134,8 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         viewerId: body.viewerId,
         contextId: body.contextId,
         config: target.config,
-        core: core.facade,
-        log: core.log,
+        core: options.facade,
+        log: options.log,
         req: request.raw,
         res,
         lifetime,

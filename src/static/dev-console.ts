@@ -28,14 +28,13 @@ export interface DevConsoleOptions {
 }
 
 export async function devConsoleRoutes(app: FastifyInstance, options: DevConsoleOptions): Promise<void> {
-  const core = options;
-  if (!core.dev) return;
+  if (!options.dev) return;
   closeWhenBodyIgnored(app);
 
   app.get(DEV_CONSOLE_PATH, async (request, reply) => {
-    const session = ensureSession(request, reply, core.sessions, core.config.trustProxy);
+    const session = ensureSession(request, reply, options.sessions, options.config.trustProxy);
     // Read at each request: it is dev mode, and an edited asset shows at the next reload.
-    const html = injectBootstrap(await readFile(join(ASSETS_DIR, "index.html"), "utf8"), core.sessions.csrfToken(session));
+    const html = injectBootstrap(await readFile(join(ASSETS_DIR, "index.html"), "utf8"), options.sessions.csrfToken(session));
     return reply.header("cache-control", "no-store").header("x-frame-options", "DENY").type("text/html; charset=utf-8").send(html);
   });
 

@@ -26,10 +26,9 @@ export interface StaticRouteOptions {
 }
 
 export async function staticRoutes(app: FastifyInstance, options: StaticRouteOptions): Promise<void> {
-  const core = options;
   // `serve: false`: only `reply.sendFile` (ETag, ranges, content types), never a route of its own.
   closeWhenBodyIgnored(app);
-  await app.register(fastifyStatic, { root: join(core.root, "public"), serve: false, dotfiles: "deny", index: false });
+  await app.register(fastifyStatic, { root: join(options.root, "public"), serve: false, dotfiles: "deny", index: false });
 
   app.get("/health", async (_request, reply) => reply.header("cache-control", "no-store").send({ status: "ok" }));
 
@@ -39,7 +38,7 @@ export async function staticRoutes(app: FastifyInstance, options: StaticRouteOpt
   const pages = new PageCache();
   const realBases = new Map<string, string>();
   app.get("/*", async (request, reply) => {
-    const lookup = mapStaticPath(core.root, request.raw.url ?? "/");
+    const lookup = mapStaticPath(options.root, request.raw.url ?? "/");
     if (!lookup.ok) return sendError(reply, lookup.status === 400 ? "BAD_PATH" : "NOT_FOUND");
     let file = join(lookup.base, lookup.relative);
     let info = await stat(file).catch(() => null);
@@ -49,10 +48,10 @@ export async function staticRoutes(app: FastifyInstance, options: StaticRouteOpt
     }
     if (!info?.isFile()) return sendError(reply, "NOT_FOUND");
     const real = await realPathInside(file, lookup.base, realBases);
-    if (!real || (lookup.item && refusedInItem(real, core))) return sendError(reply, "NOT_FOUND");
+    if (!real || (lookup.item && refusedInItem(real, options))) return sendError(reply, "NOT_FOUND");
     if (file.endsWith(".html")) {
-      const session = ensureSession(request, reply, core.sessions, core.config.trustProxy);
-      const html = injectBootstrap(await pages.read(file, info.mtimeMs, info.size), core.sessions.csrfToken(session));
+      const session = ensureSession(request, reply, options.sessions, options.config.trustProxy);
+      const html = injectBootstrap(await pages.read(file, info.mtimeMs, info.size), options.sessions.csrfToken(session));
       return reply.header("cache-control", "no-store").type("text/html; charset=utf-8").send(html);
     }
     return reply.sendFile(file.slice(lookup.base.length + 1), lookup.base);
@@ -84,8 +83,8 @@ async function realPathInside(file: string, base: string, realBases: Map<string,
  * named `ui.js` does not serve a `.ts` file or the `server/` folder, then the files server
  * code imports.
  */
-function refusedInItem(real: { file: string; base: string }, core: StaticRouteOptions): boolean {
-  return isServerOnlyItemPath(real.file.slice(real.base.length + 1).split(sep)) || core.serverOnlyFiles.refuses(real.file, real.base);
+function refusedInItem(real: { file: string; base: string }, options: StaticRouteOptions): boolean {
+  return isServerOnlyItemPath(real.file.slice(real.base.length + 1).split(sep)) || options.serverOnlyFiles.refuses(real.file, real.base);
 }
 
 /** HTML pages by path, read again only when their mtime or size changes. */
