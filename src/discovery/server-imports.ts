@@ -1,8 +1,9 @@
 /**
  * Which files a server file or boot hook pulls in, so that static serving can refuse them
- * (README "HTTP routes"). esbuild resolves the way the server-file loader does and more:
- * relative and extensionless imports, directory `index` files, JSON, `require()`, literal
- * dynamic `import()`, `file:` URLs and the item's `tsconfig.json` `paths`. An import by
+ * (README "HTTP routes"). esbuild resolves the way the `.ts` server-file loader does
+ * (ts-resolution.ts) and more: relative and extensionless imports, folder `index` files,
+ * JSON, the nearest `tsconfig.json` `paths`, `require()`, literal dynamic `import()` and
+ * `file:` URLs, from `.js` and `.mjs` files too. An import by
  * package name is resolved too, because it can lead to a servable file: the item's own
  * package name (Node's self-reference through `exports`), or a `file:` or workspace
  * dependency installed as a symlink to another folder. Only what really lies inside a
@@ -14,6 +15,7 @@ import { dirname, isAbsolute, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Plugin } from "esbuild";
 import { useEsbuild } from "./esbuild-service.js";
+import { MODULE_EXTENSIONS } from "./ts-resolution.js";
 
 export interface ImportGraph {
   /** Absolute paths of every file loaded, the entry included (also when `error` is set). */
@@ -23,7 +25,7 @@ export interface ImportGraph {
 }
 
 /** The order the loader tries for an extensionless import, then the rest esbuild can parse. */
-const RESOLVE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".cts", ".cjs", ".json", ".tsx", ".jsx"];
+const RESOLVE_EXTENSIONS = [...MODULE_EXTENSIONS, ".cts", ".cjs", ".json", ".tsx", ".jsx"];
 const PARSED = /\.(?:[cm]?[jt]s|json|[jt]sx)$/i;
 /** Marks the plugin's own `resolve` call, so that its resolver does not answer itself. */
 const RESOLVING = Symbol("resolving");

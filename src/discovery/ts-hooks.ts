@@ -1,8 +1,12 @@
 /**
  * Node module hooks (run in the loader thread) that let plugin authors ship `.ts` server
  * files with no build step: esbuild strips the types on load. `.ts` files are always ESM,
- * whatever the nearest package.json says, and a `./x.js` import resolves to `./x.ts` when
- * only the TypeScript file exists (the convention of TypeScript's NodeNext resolution).
+ * whatever the nearest package.json says. Their imports resolve as esbuild and
+ * TypeScript's bundler resolution resolve them (ts-resolution.ts): extensionless paths,
+ * folders, `./x.js` for `./x.ts`, the tsconfig.json `paths`. The file found goes through
+ * Node's own resolution, so that it gets the one URL (symlinks resolved) and the one module
+ * instance however it is named. A `.json` file they import is a JSON module without the
+ * `with { type: "json" }` that Node would demand. `.js` and `.mjs` files keep Node's rules.
  * Hand-written rather than tsx: tsx hooks the CommonJS loader too and follows the nearest
  * package.json "type", which a plugin folder often lacks.
  *
@@ -12,12 +16,12 @@
  * memory, with a second esbuild service process on top.
  */
 import { readFile } from "node:fs/promises";
-import { existsSync } from "node:fs";
 import type { MessagePort } from "node:worker_threads";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { findTypeScriptImport } from "./ts-resolution.js";
 
-type ResolveContext = { parentURL?: string; conditions?: string[] };
-type ResolveResult = { url: string; format?: string | null; shortCircuit?: boolean };
+type ResolveContext = { parentURL?: string; conditions?: string[]; importAttributes?: Record<string, string> };
+type ResolveResult = { url: string; format?: string | null; shortCircuit?: boolean; importAttributes?: Record<string, string> };
 type NextResolve = (specifier: string, context: ResolveContext) => Promise<ResolveResult>;
 type LoadContext = { format?: string | null; conditions?: string[] };
 type LoadResult = { format: string; source?: string | Buffer | null; shortCircuit?: boolean };
@@ -27,6 +31,7 @@ type NextLoad = (url: string, context: LoadContext) => Promise<LoadResult>;
 export type TransformReply = { id: number; code: string } | { id: number; error: string };
 
 const TS_FILE = /\.(?:ts|mts)(?:\?.*)?$/;
+const JSON_FILE = /^file:[^?#]*\.json(?:[?#].*)?$/i;
 
 let port: MessagePort;
 let nextId = 0;
@@ -57,14 +62,19 @@ function transform(file: string, source: string): Promise<string> {
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
   const parent = context.parentURL;
-  if (parent && TS_FILE.test(parent) && (specifier.startsWith("./") || specifier.startsWith("../")) && /\.m?js$/.test(specifier)) {
-    const tsUrl = new URL(specifier.replace(/\.js$/, ".ts").replace(/\.mjs$/, ".mts"), parent);
-    const jsUrl = new URL(specifier, parent);
-    if (!existsSync(fileURLToPath(jsUrl)) && existsSync(fileURLToPath(tsUrl))) {
-      return { url: tsUrl.href, format: "module", shortCircuit: true };
-    }
-  }
-  return next(specifier, context);
+  if (parent === undefined || !parent.startsWith("file:") || !TS_FILE.test(parent)) return next(specifier, context);
+  const file = findTypeScriptImport(specifier, parent);
+  const resolved = await next(file === undefined ? specifier : pathToFileURL(file).href, context);
+  return context.importAttributes?.type === undefined && JSON_FILE.test(resolved.url) ? asJsonModule(resolved, context) : resolved;
+}
+
+/**
+ * Marks the import as `type: "json"`: Node then loads the file as a JSON module (its
+ * parse error names the file), the same instance that an import `with { type: "json" }`
+ * of the same file gets.
+ */
+function asJsonModule(resolved: ResolveResult, context: ResolveContext): ResolveResult {
+  return { ...resolved, format: "json", importAttributes: { ...context.importAttributes, type: "json" } };
 }
 
 export async function load(url: string, context: LoadContext, next: NextLoad): Promise<LoadResult> {
