@@ -65,6 +65,8 @@ describe("server-only files", () => {
     expect(notes.body).toEqual({ result: { loud: "THE QUICK FOX", words: 2 } });
     const tools = await rpc(app.url, "module/tools/twice", { viewer, body: { args: [" 21 "] } });
     expect(tools.body).toEqual({ result: 42 });
+    const resolved = await rpc(app.url, "plugin/resolved/parts", { viewer });
+    expect(resolved.body).toEqual({ result: ["helper", "lib", "data", "thing"] });
   });
 
   it("still serves ordinary assets of the same folders, including one next to the helpers", async () => {
@@ -74,6 +76,7 @@ describe("server-only files", () => {
       ["/plugins/notes/lib/browser.js", /javascript/, "browser code"],
       ["/modules/tools/panel.js", /javascript/, "tools panel"],
       ["/modules/tools/panel.css", /^text\/css/, ".tools"],
+      ["/plugins/resolved/shared/asset.js", /javascript/, "shared asset"],
     ] as const) {
       const response = await fetch(app.url + path);
       expect({ path, status: response.status }).toEqual({ path, status: 200 });
@@ -121,6 +124,12 @@ describe("server-only files", () => {
     "/modules/tools/boot-settings.json",
     // url.server.mjs → (file: URL) lib/by-url.mjs
     "/plugins/notes/lib/by-url.mjs",
+    // resolved.server.ts → ./helper, ./lib (a folder), ./data.json (no import attribute),
+    // @shared/thing (tsconfig.json paths)
+    "/plugins/resolved/helper.mjs",
+    "/plugins/resolved/lib/index.mjs",
+    "/plugins/resolved/data.json",
+    "/plugins/resolved/shared/thing.mjs",
     // selfref.server.mjs → (its own package name, through `exports`) lib/secret.js
     "/plugins/selfref/lib/secret.js",
     // selfref.server.mjs → (package name, node_modules/linked-dep → ../../linked) index.js → helper.js
