@@ -19,6 +19,18 @@ export interface RpcCallOptions {
   signal?: AbortSignal;
   /** The transport for this call; defaults to the application HttpClient. */
   client?: RpcTransport;
+  /** Alias of `client`, the name xOpat's runtime uses; `client` wins when both are set. */
+  httpClient?: RpcTransport;
+  /**
+   * The client-side timeout of this call in ms, instead of the transport's own; `0`
+   * disables it, for open-ended calls. The server's own method timeout still applies.
+   */
+  timeoutMs?: number;
+}
+
+/** The transport a set of options names: `client`, else its alias `httpClient`. */
+export function chosenTransport(options: Pick<RpcCallOptions, "client" | "httpClient"> | undefined): RpcTransport | undefined {
+  return options?.client ?? options?.httpClient;
 }
 
 /** A method of a plugin or module, as the browser sees it. */
@@ -53,6 +65,7 @@ export interface RpcRequest {
   contextId: string | undefined;
   viewerId: string | undefined;
   signal: AbortSignal | undefined;
+  timeoutMs: number | undefined;
   client: RpcTransport | undefined;
 }
 
@@ -69,6 +82,7 @@ export async function rpcCall(call: RpcRequest): Promise<unknown> {
     body,
     expect: "json",
     ...(call.signal === undefined ? {} : { signal: call.signal }),
+    ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
   });
   return answer === null || typeof answer !== "object" ? null : (answer.result ?? null);
 }
