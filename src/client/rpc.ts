@@ -2,13 +2,15 @@
  * One RPC call (docs/browser-client.md "RPC calls with `xserver`"): POST
  * `/__rpc/<kind>/<id>/<method>` with `{ args, viewerId?, contextId? }`, resolving to
  * `result`. An error answer rejects with the HttpError the transport raised, which
- * carries `status`, `code`, `details`.
+ * carries `status`, `code`, `details`; a lost session is first reported to the page's
+ * `window.AppSessionRecovery` (see session-recovery.ts).
  *
  * Also the Proxy that turns property names into methods. It hands back nothing for
  * `then` (so `await xserver.module.x` does not call a method named "then"), `toJSON`,
  * symbol keys and the Object.prototype names, which the server refuses as methods anyway.
  */
 import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
+import { notifySessionLoss } from "./session-recovery.js";
 
 export type RpcKind = "module" | "plugin";
 
@@ -77,13 +79,19 @@ export async function rpcCall(call: RpcRequest): Promise<unknown> {
   };
   if (typeof call.viewerId === "string") body.viewerId = call.viewerId;
   if (typeof call.contextId === "string") body.contextId = call.contextId;
-  const answer = await client.request<{ result?: unknown } | null>(call.path, {
-    method: "POST",
-    body,
-    expect: "json",
-    ...(call.signal === undefined ? {} : { signal: call.signal }),
-    ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
-  });
+  let answer: { result?: unknown } | null;
+  try {
+    answer = await client.request<{ result?: unknown } | null>(call.path, {
+      method: "POST",
+      body,
+      expect: "json",
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+      ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+    });
+  } catch (error) {
+    notifySessionLoss(error, "rpc");
+    throw error;
+  }
   return answer === null || typeof answer !== "object" ? null : (answer.result ?? null);
 }
 
