@@ -14,7 +14,7 @@
  * "plugin", id: "weather" }); } }`) for code that is not itself a DOM element.
  */
 import type { RpcTransport } from "./app-context.js";
-import { methodProxy, rpcCall, rpcPath, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
+import { chosenTransport, methodProxy, rpcCall, rpcPath, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
 
 export interface AppElementTarget {
   kind: RpcKind;
@@ -27,6 +27,8 @@ export interface ServerOptions {
   viewerId?: string;
   /** The HttpClient for these calls, with its auth; defaults to the application one. */
   client?: RpcTransport;
+  /** Alias of `client`; `client` wins when both are set. */
+  httpClient?: RpcTransport;
 }
 
 export class AppElement {
@@ -58,7 +60,8 @@ export class AppElement {
         contextId: callOptions?.contextId ?? options.contextId,
         viewerId: callOptions?.viewerId ?? options.viewerId,
         signal: callOptions?.signal,
-        client: callOptions?.client ?? options.client,
+        timeoutMs: callOptions?.timeoutMs,
+        client: chosenTransport(callOptions) ?? chosenTransport(options),
       }),
     );
   }

@@ -7,6 +7,7 @@
  * Secrets live only in memory (a Map keyed by type and context), never in storage that
  * outlives the page or that other origins' scripts could read. Browser code only.
  */
+import { reportError } from "./report.js";
 import { pageSingleton } from "./shared.js";
 import type { SecretEventPayload, SecretStore } from "./types.js";
 
@@ -78,7 +79,7 @@ export class AppUser implements SecretStore {
       try {
         handler(payload);
       } catch (error) {
-        report(error);
+        reportError(error);
       }
     }
     return called.length;
@@ -101,10 +102,4 @@ function checkType(type: unknown, method: string): void {
   if (typeof type !== "string" || type === "") {
     throw new TypeError(`AppUser.${method}: type must be a non-empty string such as "jwt"`);
   }
-}
-
-function report(error: unknown): void {
-  const reportError = (globalThis as { reportError?: (error: unknown) => void }).reportError;
-  if (typeof reportError === "function") reportError(error);
-  else console.error(error);
 }

@@ -10,6 +10,7 @@ import { AppElement } from "./app-element.js";
 import { AppUser, appUser } from "./app-user.js";
 import { HttpError } from "./errors.js";
 import { HttpClient } from "./http-client.js";
+import type { SessionRecovery } from "./types.js";
 import { createXServer, type XServer } from "./xserver.js";
 
 declare global {
@@ -21,6 +22,8 @@ declare global {
     AppUserStore: typeof AppUser;
     AppElement: typeof AppElement;
     xserver: XServer;
+    /** Set by the page, read at each failed call (docs/browser-client.md "Session recovery"). */
+    AppSessionRecovery?: SessionRecovery;
   }
 }
 

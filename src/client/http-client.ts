@@ -2,7 +2,9 @@
  * HttpClient: the standard way to call the server from the browser (docs/browser-client.md
  * "`HttpClient`"). It builds the URL (plain or through `/proxy/<alias>`), adds the
  * CSRF header on same-origin calls and auth headers from stored secrets, retries what
- * is safe to retry, and on a 401 asks the login client for a fresh secret once.
+ * is safe to retry, and on a 401 asks the login client for a fresh secret once. In
+ * proxy mode it tells the page's `window.AppSessionRecovery` when the proxy refuses the
+ * viewer's session.
  *
  * Browser code: imports nothing outside src/client and nothing from Node.
  */
@@ -12,6 +14,7 @@ import { awaitSecretRefresh, canRefresh, DEFAULT_REFRESH_TIMEOUT_MS } from "./au
 import { isStream, prepareBody, type PreparedBody } from "./body.js";
 import { abortableSleep } from "./retry.js";
 import { sendWithRetries, type Outcome, type Timing } from "./send.js";
+import { notifySessionLoss } from "./session-recovery.js";
 import type {
   AuthHandler,
   AuthOptions,
@@ -138,6 +141,9 @@ export class HttpClient {
       ({ outcome } = await send(false));
     }
     if (outcome.ok) return outcome.value as T;
+    // Only the proxy's refusals are this client's to report; an RPC call's are reported
+    // by the RPC layer, which also sees transports that are not HttpClients.
+    if (this.proxy !== undefined) notifySessionLoss(outcome.error, "proxy");
     throw outcome.error;
   }
 

@@ -28,4 +28,7 @@ export type {
   RequestOptions,
   SecretEventPayload,
   SecretStore,
+  SessionLossInfo,
+  SessionLossSource,
+  SessionRecovery,
 } from "./types.js";

@@ -2,13 +2,15 @@
  * One RPC call (docs/browser-client.md "RPC calls with `xserver`"): POST
  * `/__rpc/<kind>/<id>/<method>` with `{ args, viewerId?, contextId? }`, resolving to
  * `result`. An error answer rejects with the HttpError the transport raised, which
- * carries `status`, `code`, `details`.
+ * carries `status`, `code`, `details`; a lost session is first reported to the page's
+ * `window.AppSessionRecovery` (see session-recovery.ts).
  *
  * Also the Proxy that turns property names into methods. It hands back nothing for
  * `then` (so `await xserver.module.x` does not call a method named "then"), `toJSON`,
  * symbol keys and the Object.prototype names, which the server refuses as methods anyway.
  */
 import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
+import { notifySessionLoss } from "./session-recovery.js";
 
 export type RpcKind = "module" | "plugin";
 
@@ -19,6 +21,18 @@ export interface RpcCallOptions {
   signal?: AbortSignal;
   /** The transport for this call; defaults to the application HttpClient. */
   client?: RpcTransport;
+  /** Alias of `client`, the name xOpat's runtime uses; `client` wins when both are set. */
+  httpClient?: RpcTransport;
+  /**
+   * The client-side timeout of this call in ms, instead of the transport's own; `0`
+   * disables it, for open-ended calls. The server's own method timeout still applies.
+   */
+  timeoutMs?: number;
+}
+
+/** The transport a set of options names: `client`, else its alias `httpClient`. */
+export function chosenTransport(options: Pick<RpcCallOptions, "client" | "httpClient"> | undefined): RpcTransport | undefined {
+  return options?.client ?? options?.httpClient;
 }
 
 /** A method of a plugin or module, as the browser sees it. */
@@ -53,6 +67,7 @@ export interface RpcRequest {
   contextId: string | undefined;
   viewerId: string | undefined;
   signal: AbortSignal | undefined;
+  timeoutMs: number | undefined;
   client: RpcTransport | undefined;
 }
 
@@ -64,12 +79,19 @@ export async function rpcCall(call: RpcRequest): Promise<unknown> {
   };
   if (typeof call.viewerId === "string") body.viewerId = call.viewerId;
   if (typeof call.contextId === "string") body.contextId = call.contextId;
-  const answer = await client.request<{ result?: unknown } | null>(call.path, {
-    method: "POST",
-    body,
-    expect: "json",
-    ...(call.signal === undefined ? {} : { signal: call.signal }),
-  });
+  let answer: { result?: unknown } | null;
+  try {
+    answer = await client.request<{ result?: unknown } | null>(call.path, {
+      method: "POST",
+      body,
+      expect: "json",
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+      ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+    });
+  } catch (error) {
+    notifySessionLoss(error, "rpc");
+    throw error;
+  }
   return answer === null || typeof answer !== "object" ? null : (answer.result ?? null);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The public shapes of the browser client: HttpClient options (docs/browser-client.md
- * "Constructor options" and "Request options"), the auth handler ("Auth handlers") and
- * the secret store that AppUser implements.
+ * "Constructor options" and "Request options"), the auth handler ("Auth handlers"), the
+ * secret store that AppUser implements and the page's session-recovery hook ("Session
+ * recovery").
  */
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
@@ -91,4 +92,27 @@ export interface RequestOptions {
 export interface SecretEventPayload {
   type: string;
   contextId: string | undefined;
+}
+
+/** Where a lost session was noticed: an RPC call, or an HttpClient request through `/proxy/`. */
+export type SessionLossSource = "rpc" | "proxy";
+
+/** What `window.AppSessionRecovery.handle` receives (docs/browser-client.md "Session recovery"). */
+export interface SessionLossInfo {
+  /** The answer's status: 401 for a missing session, 403 for a bad CSRF token. */
+  status: number | undefined;
+  /** The server's code: `RPC_NO_SESSION`, `RPC_BAD_CSRF`, `PROXY_NO_SESSION` or `PROXY_BAD_CSRF`. */
+  code: string;
+  /** The server's message. */
+  message: string;
+  source: SessionLossSource;
+}
+
+/**
+ * `window.AppSessionRecovery`, set by the page: told once per call that failed because
+ * the viewer's session is gone or its CSRF token is stale, typically to reload the page.
+ * Not awaited; what it returns or throws does not change the call's rejection.
+ */
+export interface SessionRecovery {
+  handle(info: SessionLossInfo): unknown;
 }

@@ -4,7 +4,7 @@
  * dev-mode `xserver.server.core.getStatus/getLogs` (with the `server.dev.getLogs` alias).
  */
 import { checkTransport, getAppHttpClient, setAppHttpClient, type RpcTransport } from "./app-context.js";
-import { methodProxy, rpcCall, rpcPath, targetProxy, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
+import { chosenTransport, methodProxy, rpcCall, rpcPath, targetProxy, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
 
 export interface LogsPayload {
   /** Entries with an id above this one; pass the previous answer's `lastId` to page on. */
@@ -71,7 +71,8 @@ export function createXServer(options: XServerOptions = {}): XServer {
       contextId: callOptions?.contextId ?? xserver.contextId,
       viewerId: callOptions?.viewerId ?? xserver.viewerId,
       signal: callOptions?.signal,
-      client: callOptions?.client ?? transport(),
+      timeoutMs: callOptions?.timeoutMs,
+      client: chosenTransport(callOptions) ?? transport(),
     });
 
   const scope = (kind: RpcKind): Record<string, RpcTarget> =>

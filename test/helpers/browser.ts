@@ -46,6 +46,7 @@ export interface PageWindow {
   AppUserStore: any;
   AppElement: any;
   xserver: any;
+  AppSessionRecovery?: any;
   APP_CSRF_TOKEN?: string;
   fetch: (input: any, init?: any) => Promise<any>;
   document: any;
@@ -73,8 +74,9 @@ export type Settled =
     };
 
 // Runs in the page before its own scripts: turns a rejection into data that survives
-// the trip back to Node (an Error loses its fields on the way).
-const harness = `
+// the trip back to Node (an Error loses its fields on the way). Exported for pages a test
+// opens on another server (`page.addInitScript(PAGE_HARNESS)`).
+export const PAGE_HARNESS = `
 window.settle = async (promise) => {
   try { return { ok: true, value: await promise }; }
   catch (e) {
@@ -109,7 +111,7 @@ export function useBrowserFixture(options: { other?: FixtureOptions } = {}): Bro
     const page = await context.newPage();
     fixture.console.length = 0;
     page.on("console", (message) => fixture.console.push({ type: message.type(), text: message.text() }));
-    await page.addInitScript(harness);
+    await page.addInitScript(PAGE_HARNESS);
     await page.goto(fixture.server.origin + path);
     fixture.page = page;
     return page;
