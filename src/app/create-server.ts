@@ -17,7 +17,10 @@ import { loadConfigFile, parseConfig } from "../config/load.js";
 import type { AppConfigInput } from "../config/schema.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import { discover } from "../discovery/discover.js";
-import type { Target } from "../discovery/registry.js";
+import { importServerFile } from "../discovery/import-server-file.js";
+import type { Registry, Target } from "../discovery/registry.js";
+import { ServerRoutes } from "../discovery/server-routes.js";
+import { itemSecure } from "../config/secure-config.js";
 import { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import { StartupError } from "../errors/http-error.js";
 import { createLogger, type Logger } from "../log/logger.js";
@@ -31,7 +34,9 @@ import { proxyRoutes } from "../proxy/route.js";
 import { rpcRoutes } from "../rpc/route.js";
 import { addDevServerTargets } from "../rpc/server-methods.js";
 import { RpcRuntime } from "../runtime/runtime.js";
-import { joinAppServerGlobal } from "../plugin-api/app-server.js";
+import { bindFacadeScope, joinAppServerGlobal } from "../plugin-api/app-server.js";
+import type { ServerTargetScope } from "../plugin-api/server-targets.js";
+import { serverRouteHandlers } from "../server-routes/route.js";
 import type { ServerCore } from "./server-core.js";
 import { devConsoleRoutes } from "../static/dev-console.js";
 import { createHttpApp } from "./http-app.js";
@@ -46,6 +51,8 @@ export interface CreateServerOptions {
   /** A config object, or the path of a JSON config file. Default: `<root>/app.config.json` when it exists. */
   config?: AppConfigInput | string;
   dev?: boolean;
+  /** Exit at start when a plugin or module fails to load (default: `server.strictStartup`, else false). */
+  strict?: boolean;
   port?: number;
   host?: string;
   /** Environment for `<% NAME %>`, `secretEnv`, `APP_SESSION_SECRET` (default `process.env`). */
@@ -76,7 +83,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   const env = options.env ?? process.env;
   const root = resolve(options.root ?? DEMO_ROOT);
   await checkRoot(root);
-  const config = await readConfig(root, options.config, env);
+  const readConfigured = await readConfig(root, options.config, env);
+  const config: ResolvedConfig = options.strict === undefined ? readConfigured : { ...readConfigured, strictStartup: options.strict };
   const dev = options.dev ?? env.APP_DEV_MODE === "1";
   const { logger: log, ringBuffer, maskSecrets } = createLogger({
     dev,
@@ -110,14 +118,20 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const builtinJwt = new BuiltinJwtVerifiers(config, env).register({ rpcVerifiers, proxyVerifiers });
 
     const serverOnlyFiles = new ServerOnlyFiles(log);
+    const serverRoutes = new ServerRoutes();
     const registry = await global.boot(() => discover({
       root,
+      dev,
       config,
       log,
       serverOnlyFiles,
+      serverRoutes,
+      // The APP_SERVER helpers, and what only a boot may do.
       bootApi: (item) => ({
+        ...globalThis.APP_SERVER,
         registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier),
         registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier),
+        registerServerRoute: (prefix, handler) => serverRoutes.register(item.kind, item.id, prefix, handler),
         config: config.itemConfig(item.kind, item.id),
         log: log.child({ [item.kind]: item.id }),
         dev,
@@ -125,9 +139,14 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
         id: item.id,
       }),
     }));
-    checkRpcVerifierNames(config.rpcVerifiers, rpcVerifiers);
-    checkProxyConfig(config, proxyVerifiers);
-    builtinJwt.checkSettings({ rpcVerifiers, proxyVerifiers });
+    naming(registry, () => {
+      checkRpcVerifierNames(config.rpcVerifiers, rpcVerifiers);
+      checkProxyConfig(config, proxyVerifiers);
+      builtinJwt.checkSettings({ rpcVerifiers, proxyVerifiers });
+    });
+    const facade = createCoreFacade({ dev, secure: itemSecure("server", "", Object.freeze({}), config.rpcVerifierView), domain: config.publicOrigin });
+    const targetScope = serverTargetScope(registry);
+    for (const target of [...registry.all(), { facade }]) bindFacadeScope(target.facade, targetScope);
     warnSessionlessMethods(registry.all(), log);
 
     const sessions = new SessionSigner(secret, config.sessionTtlSec);
@@ -147,9 +166,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       startedAt: Date.now(),
       version: await packageVersion(),
       events: { rpc: [], proxy: [] },
-      facade: createCoreFacade({ dev }),
+      facade,
+      serverRoutes,
     };
-    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound });
+    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const inFlight = new InFlightCounter();
     if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
@@ -159,6 +179,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     // Each part takes the narrow options it declares; `core` has every field they name.
     await app.register(rpcRoutes, { ...core, runtime });
     await app.register(proxyRoutes, core);
+    await app.register(serverRouteHandlers, core);
     await app.register(staticRoutes, core);
     await app.register(metricsRoutes, { ...core, runtime, inFlight, cluster: options.cluster });
     await app.register(devConsoleRoutes, core);
@@ -237,6 +258,25 @@ export async function readConfig(root: string, config: CreateServerOptions["conf
     return parseConfig({}, env);
   }
   return loadConfigFile(file, env);
+}
+
+/** How server files are reached from a `ctx` of this server (APP_SERVER.importServerModule). */
+function serverTargetScope(registry: Registry): ServerTargetScope {
+  const itemDirs = new Map<string, string>();
+  for (const target of registry.all()) if (target.kind !== "server") itemDirs.set(`${target.kind}/${target.id}`, target.dir);
+  // The version a dev reload loaded, so that every import of a file gets its one instance.
+  return { itemDirs, importFile: (file) => importServerFile(file, registry.fileVersion(file)) };
+}
+
+/** A config check that fails because an item failed (its verifier never registered, say) names that item. */
+function naming(registry: Registry, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    const failed = registry.failed();
+    if (!(error instanceof StartupError) || failed.length === 0) throw error;
+    throw new StartupError(`${error.message} (failed to load: ${failed.map((item) => `${item.kind} ${item.id}`).join(", ")})`, { cause: error });
+  }
 }
 
 function warnSessionlessMethods(targets: Target[], log: Logger): void {

@@ -16,6 +16,7 @@ import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
 import type { CoreFacade } from "../core/facade.js";
 import type { EventListeners } from "../log/events.js";
+import type { ServerRoutes } from "../discovery/server-routes.js";
 
 export interface ServerCore {
   root: string;
@@ -37,6 +38,8 @@ export interface ServerCore {
   version: string;
   /** Called once at the end of every RPC call and proxied request (metrics hang here). */
   events: EventListeners;
-  /** What plugin code is shown of this server, as `core`. */
+  /** What plugin code is shown of this server, as `core` (proxy verifiers, dev methods); each item has its own. */
   facade: CoreFacade;
+  /** Routes boot hooks registered. */
+  serverRoutes: ServerRoutes;
 }

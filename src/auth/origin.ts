@@ -21,14 +21,19 @@ export function requestProtocol(headers: IncomingHttpHeaders, encrypted: boolean
   return "http";
 }
 
+/** The origin this request reached the server at: Host (X-Forwarded-Host/-Proto only under `trustProxy`). */
+export function requestOrigin(headers: IncomingHttpHeaders, encrypted: boolean, trustProxy: boolean): string {
+  const host = trustProxy ? (firstValue(headers["x-forwarded-host"]) ?? headers.host) : headers.host;
+  return `${requestProtocol(headers, encrypted, trustProxy)}://${host ?? ""}`;
+}
+
 /** True when the call may proceed. */
 export function originAllowed(headers: IncomingHttpHeaders, encrypted: boolean, policy: OriginPolicy): boolean {
   const origin = headers.origin;
   const fetchSite = headers["sec-fetch-site"];
   if (origin !== undefined) {
     if (policy.allowedOrigins.has(origin)) return true;
-    const host = policy.trustProxy ? (firstValue(headers["x-forwarded-host"]) ?? headers.host) : headers.host;
-    const own = `${requestProtocol(headers, encrypted, policy.trustProxy)}://${host ?? ""}`;
+    const own = requestOrigin(headers, encrypted, policy.trustProxy);
     // "null" (sandboxed frames, file: pages) never equals a real origin and is refused.
     if (origin.toLowerCase() !== own.toLowerCase()) return false;
   }

@@ -14,7 +14,10 @@ export const MIN_SECRET_BYTES = 32;
 
 export interface Session {
   id: string;
+  /** Seconds since the epoch. */
   expiresAt: number;
+  /** Milliseconds since the epoch: the expiry less the lifetime sessions are issued with. */
+  createdAt: number;
 }
 
 export class SessionSigner {
@@ -34,7 +37,7 @@ export class SessionSigner {
     const id = randomBytes(18).toString("base64url");
     const expiresAt = Math.floor(nowMs / 1000) + this.#ttlSec;
     const body = `v1.${id}.${expiresAt}`;
-    return { token: `${body}.${this.#mac("session:" + body)}`, session: { id, expiresAt } };
+    return { token: `${body}.${this.#mac("session:" + body)}`, session: { id, expiresAt, createdAt: (expiresAt - this.#ttlSec) * 1000 } };
   }
 
   /** The session a cookie value stands for, or null when it is malformed, forged or expired. */
@@ -47,7 +50,7 @@ export class SessionSigner {
     if (!safeEqual(mac, this.#mac(`session:v1.${id}.${expires}`))) return null;
     const expiresAt = Number(expires);
     if (expiresAt * 1000 <= nowMs) return null;
-    return { id, expiresAt };
+    return { id, expiresAt, createdAt: (expiresAt - this.#ttlSec) * 1000 };
   }
 
   csrfToken(session: Session): string {

@@ -11,15 +11,18 @@ export interface CliOptions {
   root: string | undefined;
   config: string | undefined;
   dev: boolean;
+  /** Undefined: `server.strictStartup` decides. */
+  strict: boolean | undefined;
 }
 
-export const USAGE = `usage: node index.js [--port N] [--host H] [--root DIR] [--config FILE] [--dev] [--version]
+export const USAGE = `usage: node index.js [--port N] [--host H] [--root DIR] [--config FILE] [--dev] [--strict] [--version]
 
   --port N       port to listen on (APP_PORT, default 8080)
   --host H       address to bind (APP_HOST, default 127.0.0.1)
   --root DIR     the app root with public/, plugins/, modules/ (APP_ROOT, default: the bundled demo)
   --config FILE  config file (APP_CONFIG, default <root>/app.config.json when it exists)
   --dev          dev mode: dev routes, pretty logs, reload of edited server files (APP_DEV_MODE=1)
+  --strict       exit when a plugin or module fails to load, instead of serving the rest (APP_STRICT=1)
   --version      print the version and exit`;
 
 export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions | "help" | "version" {
@@ -33,6 +36,7 @@ export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptio
         root: { type: "string" },
         config: { type: "string" },
         dev: { type: "boolean" },
+        strict: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -57,5 +61,6 @@ export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptio
     root: values.root ?? (env.APP_ROOT || undefined),
     config: values.config ?? (env.APP_CONFIG || undefined),
     dev: values.dev === true || env.APP_DEV_MODE === "1",
+    strict: values.strict === true || env.APP_STRICT === "1" ? true : undefined,
   };
 }

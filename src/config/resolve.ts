@@ -5,8 +5,11 @@
  */
 import { StartupError } from "../errors/http-error.js";
 import type { AppConfigFile, IsolationSettings, JwtSettings, ProxyConfig, VerifierContext } from "./schema.js";
+import { frozenCopy, secretLookingValues } from "./secure-config.js";
 
 export interface RpcSettings {
+  /** Which functions of a server file are methods (README "Server methods"). */
+  expose: "exports" | "policy";
   maxBodyBytes: number;
   timeoutMs: number;
   maxConcurrency: number | undefined;
@@ -18,6 +21,10 @@ export interface ResolvedConfig {
   allowedOrigins: ReadonlySet<string>;
   trustProxy: boolean;
   shutdownTimeoutMs: number;
+  /** Exit at start when a plugin or module fails to load. */
+  strictStartup: boolean;
+  /** `server.publicOrigin`, or null. */
+  publicOrigin: string | null;
   sessionTtlSec: number;
   rpc: RpcSettings;
   /** `null` when neither `rpcVerifiers` nor `rpcAuth` is configured. */
@@ -28,6 +35,13 @@ export interface ResolvedConfig {
   metrics: { enabled: boolean; token: string | undefined };
   /** The `plugins.<id>` / `modules.<id>` section, deep-frozen. */
   itemConfig(kind: "plugin" | "module", id: string): unknown;
+  /** The deployer tier of an item's secure config (`server.secure.plugins|modules.<id>`), frozen, or undefined. */
+  secureItemConfig(kind: "plugin" | "module", id: string): unknown;
+  /**
+   * What plugin code may see of the verifier contexts (`ctx.secure.rpcVerifiers`): each
+   * context's `enabled`, `mode` and verifier names, every verifier's settings emptied.
+   */
+  rpcVerifierView: Readonly<Record<string, unknown>>;
   /** Secret strings found in the config, kept out of logs. */
   secrets: readonly string[];
 }
@@ -52,14 +66,19 @@ export function resolveConfig(
   const verifierEntries = secure.rpcVerifiers ?? secure.rpcAuth;
   const plugins = toMap(file.plugins);
   const modules = toMap(file.modules);
+  const securePlugins = toSecureMap(secure.plugins);
+  const secureModules = toSecureMap(secure.modules);
   const rpc = server.rpc ?? {};
 
   return {
     allowedOrigins: new Set((server.allowedOrigins ?? []).map(normaliseOrigin)),
     trustProxy: server.trustProxy ?? false,
     shutdownTimeoutMs: server.shutdownTimeoutMs ?? 10_000,
+    strictStartup: server.strictStartup ?? false,
+    publicOrigin: server.publicOrigin ? new URL(server.publicOrigin).origin : null,
     sessionTtlSec: server.session?.ttlSec ?? 8 * 3600,
     rpc: {
+      expose: rpc.expose ?? "exports",
       maxBodyBytes: rpc.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       timeoutMs: rpc.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxConcurrency: rpc.maxConcurrency,
@@ -74,8 +93,29 @@ export function resolveConfig(
     itemConfig(kind, id) {
       return (kind === "plugin" ? plugins : modules).get(id) ?? {};
     },
+    secureItemConfig(kind, id) {
+      return (kind === "plugin" ? securePlugins : secureModules).get(id);
+    },
+    rpcVerifierView: verifierView(verifierEntries),
     secrets: collectSecrets(file, env, fromEnv),
   };
+}
+
+function toSecureMap(record: Record<string, unknown> | undefined): Map<string, unknown> {
+  const map = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(record ?? {})) map.set(key, frozenCopy(value));
+  return map;
+}
+
+function verifierView(contexts: Record<string, VerifierContext> | undefined): Readonly<Record<string, unknown>> {
+  const view: Record<string, unknown> = {};
+  for (const [name, context] of Object.entries(contexts ?? {})) {
+    if (name === "__proto__" || name === "constructor" || name === "prototype") continue;
+    const verifiers: Record<string, unknown> = {};
+    for (const verifier of Object.keys(context.verifiers ?? {})) verifiers[verifier] = Object.freeze({});
+    view[name] = Object.freeze({ enabled: context.enabled !== false, mode: context.mode ?? "all", verifiers: Object.freeze(verifiers) });
+  }
+  return Object.freeze(view);
 }
 
 function toMap<T>(record: Record<string, T> | undefined): Map<string, T> {
@@ -121,5 +161,7 @@ function collectSecrets(file: AppConfigFile, env: NodeJS.ProcessEnv, fromEnv: Re
     for (const value of Object.values(proxy.headers ?? {})) out.add(value);
   }
   if (file.server?.metrics?.token) out.add(file.server.metrics.token);
+  secretLookingValues(secure?.plugins, out);
+  secretLookingValues(secure?.modules, out);
   return [...out];
 }

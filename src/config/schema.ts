@@ -61,6 +61,8 @@ const isolationSchema = z.strictObject({
 });
 
 export const rpcDefaultsSchema = z.strictObject({
+  /** Which functions of a server file are methods: every function export, or only those its `policy` names. */
+  expose: z.optional(z.enum(["exports", "policy"])),
   maxBodyBytes: z.optional(positiveInt),
   timeoutMs: z.optional(positiveInt),
   maxConcurrency: z.optional(positiveInt),
@@ -74,6 +76,10 @@ export const configSchema = z.strictObject({
       allowedOrigins: z.optional(z.array(z.string())),
       trustProxy: z.optional(z.boolean()),
       shutdownTimeoutMs: z.optional(positiveInt),
+      /** Exit at start when any plugin or module fails to load, instead of serving the rest. */
+      strictStartup: z.optional(z.boolean()),
+      /** The origin viewers reach the server at, behind proxies (`ctx.core.CORE.client.domain`). */
+      publicOrigin: z.optional(z.url({ protocol: /^https?$/ })),
       session: z.optional(z.strictObject({ ttlSec: z.optional(positiveInt) })),
       rpc: z.optional(rpcDefaultsSchema),
       secure: z.optional(
@@ -81,6 +87,9 @@ export const configSchema = z.strictObject({
           rpcVerifiers: z.optional(z.record(z.string(), verifierContextSchema)),
           rpcAuth: z.optional(z.record(z.string(), verifierContextSchema)),
           proxies: z.optional(z.record(z.string(), proxySchema)),
+          // The deployer tier of each item's secure config (merged over its server.json).
+          plugins: z.optional(z.record(z.string(), z.record(z.string(), z.unknown()))),
+          modules: z.optional(z.record(z.string(), z.record(z.string(), z.unknown()))),
         }),
       ),
       auth: z.optional(z.strictObject({ jwt: z.optional(jwtSettingsSchema) })),
@@ -106,31 +115,45 @@ export const configSchema = z.strictObject({
 /** `PublicCheck` of src/discovery/policy.ts, which sits on a layer above this one and types the parsed entry itself. */
 type PublicCheckFunction = (...args: never[]) => unknown;
 
+const circuitBreakerSchema = z.strictObject({
+  /** Default `kind/id/method`; a key given here is shared server-wide. */
+  key: z.optional(z.string().check(z.minLength(1))),
+  failureThreshold: z.optional(positiveInt),
+  resetAfterMs: z.optional(positiveInt),
+});
+
+/** The runtime fields, which an entry may also carry flat beside `auth` (the legacy form). */
+const runtimeFields = {
+  timeoutMs: z.optional(positiveInt),
+  maxBodyBytes: z.optional(positiveInt),
+  // Zero means unlimited, as in the legacy form.
+  maxConcurrency: z.optional(nonNegativeInt),
+  queueLimit: z.optional(nonNegativeInt),
+  concurrencyKey: z.optional(z.string().check(z.minLength(1))),
+  circuitBreaker: z.optional(circuitBreakerSchema),
+};
+
 /** One entry of a server file's `policy` export (`MethodPolicy` in src/discovery/policy.ts). */
 export const methodPolicySchema = z.strictObject({
   auth: z.optional(
-    z.strictObject({
-      public: z.optional(z.union([z.boolean(), z.custom<PublicCheckFunction>((value) => typeof value === "function", "must be a boolean or a function")])),
-      requireSession: z.optional(z.boolean()),
-    }),
+    z.union([
+      // `auth: false` is the legacy spelling of a public method.
+      z.literal(false),
+      z.strictObject({
+        public: z.optional(z.union([z.boolean(), z.custom<PublicCheckFunction>((value) => typeof value === "function", "must be a boolean or a function")])),
+        requireSession: z.optional(z.boolean()),
+      }),
+    ]),
   ),
   runtime: z.optional(
     z.strictObject({
-      timeoutMs: z.optional(positiveInt),
-      maxBodyBytes: z.optional(positiveInt),
-      maxConcurrency: z.optional(positiveInt),
-      queueLimit: z.optional(nonNegativeInt),
-      concurrencyKey: z.optional(z.string().check(z.minLength(1))),
+      ...runtimeFields,
       isolation: z.optional(z.enum(["none", "worker"])),
-      circuitBreaker: z.optional(
-        z.strictObject({
-          key: z.string().check(z.minLength(1)),
-          failureThreshold: positiveInt,
-          resetAfterMs: positiveInt,
-        }),
-      ),
+      /** The method answers a stream of events (NDJSON) rather than one JSON body. */
+      streaming: z.optional(z.boolean()),
     }),
   ),
+  ...runtimeFields,
 });
 
 export type AppConfigInput = z.input<typeof configSchema>;

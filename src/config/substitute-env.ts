@@ -1,12 +1,14 @@
 import { StartupError } from "../errors/http-error.js";
 
-const REFERENCE = /<%\s*([A-Za-z_][A-Za-z0-9_]*)\s*%>/g;
+/** `<% NAME %>`, `<% NAME:-default %>` (unset or empty) or `<% NAME-default %>` (unset only). */
+const REFERENCE = /<%\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:(:-|-)(.*?))?\s*%>/g;
 
 /**
  * Replaces `<% NAME %>` in every string value with the environment variable NAME
- * (README "Configuration"). An unset variable is a startup error naming the key path, so a
- * deployment never runs with an empty API key in an upstream header. Every substituted
- * value is collected into `substituted`, the set of values the logger masks.
+ * (README "Configuration"). An unset variable without a default is a startup error naming
+ * the key path, so a deployment never runs with an empty API key in an upstream header.
+ * Every value taken from the environment is collected into `substituted`, the set of
+ * values the logger masks; a default written in the file is not a secret.
  */
 export function substituteEnv(
   value: unknown,
@@ -15,8 +17,11 @@ export function substituteEnv(
   path: string[] = [],
 ): unknown {
   if (typeof value === "string") {
-    return value.replace(REFERENCE, (_match, name: string) => {
+    return value.replace(REFERENCE, (_match, name: string, operator: string | undefined, fallback: string | undefined) => {
       const resolved = env[name];
+      if (operator === ":-" && (resolved === undefined || resolved === "")) return fallback ?? "";
+      if (operator === "-" && resolved === undefined) return fallback ?? "";
+      if (operator === "-" && resolved === "") return "";
       // Empty counts as unset: an empty API key or token is a deployment mistake, and an
       // empty metrics token would silently mean "no token".
       if (resolved === undefined || resolved === "") {

@@ -1,21 +1,33 @@
 /**
- * Start-up discovery: runs every boot hook (`register.server.*`), then loads every server
- * file and builds the registry. Runs once before the server listens, never per request.
+ * Start-up discovery: reads each item's secure config, runs every boot hook
+ * (`register.server.*`), then loads every server file and builds the registry. Runs once
+ * before the server listens, never per request.
+ *
+ * A plugin or module that fails (a file that does not load, a boot hook that throws, a
+ * bad policy or server.json) is logged and kept in the registry as failed, so its calls
+ * answer 503 RPC_TARGET_UNAVAILABLE while the others serve; with `strict` the start fails
+ * instead (README "Server methods").
  */
 import type { ResolvedConfig } from "../config/resolve.js";
+import { itemSecure, mergeSecureTiers } from "../config/secure-config.js";
+import { createCoreFacade } from "../core/facade.js";
 import { StartupError } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
+import { readAuthorConfig } from "./author-config.js";
 import { importServerFile } from "./import-server-file.js";
-import { loadTarget } from "./load-target.js";
-import { Registry } from "./registry.js";
+import { ItemLoadError, buildMethods, loadServerFiles } from "./load-target.js";
+import { Registry, type ItemFailure, type Target } from "./registry.js";
 import type { ServerOnlyFiles } from "./server-only-files.js";
+import type { ServerRoutes } from "./server-routes.js";
 import { scanRoot, type FoundItem } from "./scan.js";
 
-/** What a boot hook's `register(api)` receives. */
+/** What a boot hook's `register(api)` receives: the APP_SERVER helpers and these. */
 export interface BootApi {
   registerRpcAuthVerifier(name: string, fn: (...args: never[]) => unknown): void;
   registerProxyAuthVerifier(name: string, fn: (...args: never[]) => unknown): void;
-  /** This plugin's or module's config section. */
+  /** A route below `prefix`, answered by `handler(ctx, url, prefix)` (README "Boot hooks"). */
+  registerServerRoute(prefix: string, handler: (...args: never[]) => unknown): void;
+  /** This plugin's or module's section of the config. */
   config: unknown;
   log: Logger;
   dev: boolean;
@@ -25,26 +37,86 @@ export interface BootApi {
 
 export interface DiscoverOptions {
   root: string;
+  dev: boolean;
   config: ResolvedConfig;
   log: Logger;
   /** Filled with what every server file and boot hook imports, so that none of it is served. */
   serverOnlyFiles: ServerOnlyFiles;
-  bootApi(item: FoundItem): BootApi;
+  /** Filled by boot hooks; a failed item's routes are dropped. */
+  serverRoutes: ServerRoutes;
+  bootApi(item: FoundItem, target: Target): BootApi;
 }
 
 export async function discover(options: DiscoverOptions): Promise<Registry> {
+  const { config, log } = options;
   const items = await scanRoot(options.root);
   await Promise.all(items.map((item) => options.serverOnlyFiles.track(item.dir, item.bootHook ? [item.bootHook, ...item.serverFiles] : item.serverFiles)));
-  for (const item of items) {
-    if (item.bootHook) await runBootHook(item.bootHook, options.bootApi(item));
-  }
+  const strict = config.strictStartup;
   const registry = new Registry();
-  const warn = (message: string) => options.log.warn(message);
+  const targets = new Map<FoundItem, Target>();
+
+  const fail = (item: FoundItem, error: unknown) => {
+    const target = targets.get(item)!;
+    const failure: ItemFailure = {
+      file: error instanceof ItemLoadError ? error.file : undefined,
+      message: error instanceof Error ? error.message : String(error),
+    };
+    if (strict) throw new StartupError(`${item.kind} ${item.id} failed to load: ${failure.message}`, { cause: error });
+    target.failure = failure;
+    target.methods = new Map();
+    options.serverRoutes.removeItem(item.kind, item.id);
+    log.error({ kind: item.kind, id: item.id, file: failure.file, err: (error as Error)?.cause ?? error }, `${item.kind} ${item.id} failed to load, and answers 503 until it is fixed: ${failure.message}`);
+  };
+
   for (const item of items) {
-    const config = options.config.itemConfig(item.kind, item.id);
-    registry.add(await loadTarget(item.kind, item.id, item.dir, item.serverFiles, config, options.config.rpc, warn));
+    const target = emptyTarget(item, config, options.dev);
+    targets.set(item, target);
+    registry.add(target);
+    try {
+      const author = await readAuthorConfig(item.dir);
+      const block = mergeSecureTiers(author, config.secureItemConfig(item.kind, item.id));
+      target.secure = itemSecure(item.kind, item.id, block, config.rpcVerifierView);
+      target.facade = createCoreFacade({ dev: options.dev, secure: target.secure, domain: config.publicOrigin });
+    } catch (error) {
+      fail(item, new ItemLoadError(undefined, error));
+    }
+  }
+  for (const item of items) {
+    const target = targets.get(item)!;
+    if (!item.bootHook || target.failure) continue;
+    try {
+      await runBootHook(item.bootHook, options.bootApi(item, target));
+    } catch (error) {
+      fail(item, error);
+    }
+  }
+  const warn = (message: string) => log.warn(message);
+  for (const item of items) {
+    const target = targets.get(item)!;
+    if (target.failure) continue;
+    try {
+      target.files = await loadServerFiles(item.serverFiles, item.bootHook);
+      target.methods = buildMethods(item.kind, item.id, target.files, config.rpc, warn);
+    } catch (error) {
+      fail(item, error);
+    }
   }
   return registry;
+}
+
+function emptyTarget(item: FoundItem, config: ResolvedConfig, dev: boolean): Target {
+  const secure = itemSecure(item.kind, item.id, Object.freeze({}), config.rpcVerifierView);
+  return {
+    kind: item.kind,
+    id: item.id,
+    dir: item.dir,
+    files: [],
+    methods: new Map(),
+    config: config.itemConfig(item.kind, item.id),
+    secure,
+    facade: createCoreFacade({ dev, secure, domain: config.publicOrigin }),
+    failure: undefined,
+  };
 }
 
 async function runBootHook(file: string, api: BootApi): Promise<void> {
@@ -52,14 +124,17 @@ async function runBootHook(file: string, api: BootApi): Promise<void> {
   try {
     namespace = await importServerFile(file);
   } catch (error) {
-    throw new StartupError(`cannot load boot hook ${file}: ${(error as Error).message}`, { cause: error });
+    throw new ItemLoadError(file, error);
   }
-  if (typeof namespace.register !== "function") {
-    throw new StartupError(`boot hook ${file} must export a function named register`);
+  // `register`, else a default export's `register`, else a default function.
+  const fallback = namespace.default as { register?: unknown } | ((api: BootApi) => unknown) | undefined;
+  const hook = namespace.register ?? (typeof fallback === "object" && fallback !== null ? fallback.register : fallback);
+  if (typeof hook !== "function") {
+    throw new ItemLoadError(file, new Error("a boot hook must export a function named register"));
   }
   try {
-    await (namespace.register as (api: BootApi) => unknown)(api);
+    await (hook as (api: BootApi) => unknown)(api);
   } catch (error) {
-    throw new StartupError(`boot hook ${file} failed: ${(error as Error).message}`, { cause: error });
+    throw new ItemLoadError(file, new Error(`register() threw: ${(error as Error)?.message ?? String(error)}`, { cause: error }));
   }
 }

@@ -1,6 +1,11 @@
 /**
  * Loads the server files of one plugin or module and builds its method table. Used at
  * start, and again for a single edited file in dev mode.
+ *
+ * Which functions are methods (`server.rpc.expose`, README "Server methods"): with
+ * "exports", every function export but `policy`; with "policy", only the functions the
+ * same file names in its `policy`. A boot hook file serves its policy-listed functions in
+ * both modes, and `register` never.
  */
 import { stat } from "node:fs/promises";
 import { StartupError } from "../errors/http-error.js";
@@ -9,7 +14,7 @@ import { readPolicyExport, resolvePolicy } from "./policy.js";
 import { importServerFile } from "./import-server-file.js";
 import type { MethodEntry, ServerFile, Target, TargetKind } from "./registry.js";
 
-export async function loadServerFile(path: string, version?: number): Promise<ServerFile> {
+export async function loadServerFile(path: string, version?: number, bootHook = false): Promise<ServerFile> {
   const { mtimeMs } = await stat(path);
   const namespace = await importServerFile(path, version);
   const functions = new Map<string, (...args: unknown[]) => unknown>();
@@ -18,7 +23,7 @@ export async function loadServerFile(path: string, version?: number): Promise<Se
     if (name === "default" || name === "policy" || typeof value !== "function") continue;
     functions.set(name, value as (...args: unknown[]) => unknown);
   }
-  return { path, mtimeMs, functions, policies: readPolicyExport(namespace.policy, path) };
+  return { path, mtimeMs, version, bootHook, functions, policies: readPolicyExport(namespace.policy, path) };
 }
 
 /** The method table of a target; a name exported by two files is a startup error. */
@@ -30,16 +35,23 @@ export function buildMethods(
   warn: (message: string) => void,
 ): Map<string, MethodEntry> {
   const methods = new Map<string, MethodEntry>();
+  const itemKey = `${kind}/${id}`;
   for (const file of files) {
+    const policyOnly = file.bootHook || defaults.expose === "policy";
     for (const [name, fn] of file.functions) {
+      if (policyOnly && !file.policies.has(name)) continue;
+      if (file.bootHook && name === "register") {
+        warn(`${file.path}: "register" is the boot hook and never a method; its policy entry is ignored`);
+        continue;
+      }
       const existing = methods.get(name);
       if (existing) {
         throw new StartupError(
           `${kind} ${id}: method "${name}" is exported by both ${existing.file} and ${file.path}`,
         );
       }
-      const key = `${kind}/${id}/${name}`;
-      methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.mtimeMs, policy: resolvePolicy(file.policies.get(name), defaults, key) });
+      const key = `${itemKey}/${name}`;
+      methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.version, policy: resolvePolicy(file.policies.get(name), defaults, key, itemKey) });
     }
     for (const name of file.policies.keys()) {
       if (!file.functions.has(name)) warn(`${file.path}: policy entry "${name}" names no exported function`);
@@ -48,23 +60,26 @@ export function buildMethods(
   return methods;
 }
 
-export async function loadTarget(
-  kind: Exclude<TargetKind, "server">,
-  id: string,
-  dir: string,
-  paths: readonly string[],
-  config: unknown,
-  defaults: RpcSettings,
-  warn: (message: string) => void,
-): Promise<Target> {
+/** Loads every server file of an item; the first that fails throws, naming its file. */
+export async function loadServerFiles(paths: readonly string[], bootHook: string | undefined): Promise<ServerFile[]> {
   const files: ServerFile[] = [];
-  for (const path of paths) {
+  for (const path of bootHook ? [bootHook, ...paths] : paths) {
     try {
-      files.push(await loadServerFile(path));
+      files.push(await loadServerFile(path, undefined, path === bootHook));
     } catch (error) {
-      if (error instanceof StartupError) throw error;
-      throw new StartupError(`cannot load server file ${path}: ${(error as Error).message}`, { cause: error });
+      throw new ItemLoadError(path, error);
     }
   }
-  return { kind, id, dir, files, config, methods: buildMethods(kind, id, files, defaults, warn) };
+  return files;
+}
+
+/** A server file or boot hook that failed: the item fails, the rest of the server serves. */
+export class ItemLoadError extends Error {
+  readonly file: string | undefined;
+
+  constructor(file: string | undefined, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(file ? `${file}: ${reason}` : reason, { cause });
+    this.file = file;
+  }
 }

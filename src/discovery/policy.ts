@@ -19,27 +19,46 @@ export interface PublicCheckInput {
 export type PublicCheck = (input: PublicCheckInput) => boolean | Promise<boolean>;
 
 export interface CircuitBreakerPolicy {
-  key: string;
-  failureThreshold: number;
-  resetAfterMs: number;
+  /** Default `kind/id/method`; a key given here is shared server-wide. */
+  key?: string;
+  /** Default 5. */
+  failureThreshold?: number;
+  /** Default 30 000. */
+  resetAfterMs?: number;
+}
+
+/** The runtime fields an entry may also carry flat (the legacy form); `runtime` wins. */
+export interface RuntimePolicyFields {
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  /** 0 means unlimited. */
+  maxConcurrency?: number;
+  queueLimit?: number;
+  /** Methods of one plugin or module with the same key share one gate, each checking its own `maxConcurrency`. */
+  concurrencyKey?: string;
+  circuitBreaker?: CircuitBreakerPolicy;
 }
 
 /** The `policy` entry for one method, as a method author writes it. */
-export interface MethodPolicy {
-  auth?: {
-    public?: boolean | PublicCheck;
-    requireSession?: boolean;
-  };
-  runtime?: {
-    timeoutMs?: number;
-    maxBodyBytes?: number;
-    maxConcurrency?: number;
-    queueLimit?: number;
-    /** Methods sharing a key share one concurrency limit and queue. */
-    concurrencyKey?: string;
+export interface MethodPolicy extends RuntimePolicyFields {
+  /** `false` is the legacy spelling of `{ public: true, requireSession: false }`. */
+  auth?:
+    | false
+    | {
+        public?: boolean | PublicCheck;
+        requireSession?: boolean;
+      };
+  runtime?: RuntimePolicyFields & {
     isolation?: "none" | "worker";
-    circuitBreaker?: CircuitBreakerPolicy;
+    /** The method answers a stream of events rather than one JSON body. */
+    streaming?: boolean;
   };
+}
+
+export interface ResolvedBreaker {
+  key: string;
+  failureThreshold: number;
+  resetAfterMs: number;
 }
 
 export interface ResolvedPolicy {
@@ -51,8 +70,12 @@ export interface ResolvedPolicy {
   queueLimit: number;
   concurrencyKey: string;
   isolation: "none" | "worker";
-  circuitBreaker: CircuitBreakerPolicy | undefined;
+  streaming: boolean;
+  circuitBreaker: ResolvedBreaker | undefined;
 }
+
+export const DEFAULT_BREAKER_THRESHOLD = 5;
+export const DEFAULT_BREAKER_RESET_MS = 30_000;
 
 /** Validates one file's `policy` export; returns the entries by method name. */
 export function readPolicyExport(value: unknown, file: string): Map<string, MethodPolicy> {
@@ -67,24 +90,47 @@ export function readPolicyExport(value: unknown, file: string): Map<string, Meth
       const issue = parsed.error.issues[0]!;
       throw new StartupError(`${file}: policy.${[name, ...issue.path.map(String)].join(".")}: ${issue.message}`);
     }
-    policies.set(name, entry as MethodPolicy);
+    policies.set(name, (entry ?? {}) as MethodPolicy);
   }
   return policies;
 }
 
-export function resolvePolicy(policy: MethodPolicy | undefined, defaults: RpcSettings, methodKey: string): ResolvedPolicy {
-  const auth = policy?.auth ?? {};
-  const runtime = policy?.runtime ?? {};
-  const maxConcurrency = runtime.maxConcurrency ?? defaults.maxConcurrency;
+/**
+ * `methodKey` is `kind/id/method`; `itemKey` is `kind/id`, the scope of a `concurrencyKey`
+ * (two plugins choosing the same key never share a gate).
+ */
+export function resolvePolicy(policy: MethodPolicy | undefined, defaults: RpcSettings, methodKey: string, itemKey: string): ResolvedPolicy {
+  const auth = policy?.auth === false ? { public: true, requireSession: false } : (policy?.auth ?? {});
+  // The flat legacy fields first, `runtime` over them.
+  const runtime = { ...pickRuntimeFields(policy), ...policy?.runtime };
+  const limit = runtime.maxConcurrency ?? defaults.maxConcurrency;
+  const breaker = runtime.circuitBreaker;
   return {
     public: auth.public ?? false,
     requireSession: auth.requireSession ?? true,
     timeoutMs: runtime.timeoutMs ?? defaults.timeoutMs,
     maxBodyBytes: runtime.maxBodyBytes ?? defaults.maxBodyBytes,
-    maxConcurrency,
+    maxConcurrency: limit === undefined || limit <= 0 ? undefined : limit,
     queueLimit: runtime.queueLimit ?? defaults.queueLimit ?? DEFAULT_QUEUE_LIMIT,
-    concurrencyKey: runtime.concurrencyKey ?? methodKey,
+    concurrencyKey: runtime.concurrencyKey === undefined ? methodKey : `${itemKey}/${runtime.concurrencyKey}`,
     isolation: runtime.isolation ?? "none",
-    circuitBreaker: runtime.circuitBreaker,
+    streaming: runtime.streaming === true,
+    circuitBreaker: breaker && {
+      key: breaker.key ?? methodKey,
+      failureThreshold: breaker.failureThreshold ?? DEFAULT_BREAKER_THRESHOLD,
+      resetAfterMs: breaker.resetAfterMs ?? DEFAULT_BREAKER_RESET_MS,
+    },
   };
+}
+
+function pickRuntimeFields(policy: MethodPolicy | undefined): RuntimePolicyFields {
+  if (!policy) return {};
+  const out: RuntimePolicyFields = {};
+  if (policy.timeoutMs !== undefined) out.timeoutMs = policy.timeoutMs;
+  if (policy.maxBodyBytes !== undefined) out.maxBodyBytes = policy.maxBodyBytes;
+  if (policy.maxConcurrency !== undefined) out.maxConcurrency = policy.maxConcurrency;
+  if (policy.queueLimit !== undefined) out.queueLimit = policy.queueLimit;
+  if (policy.concurrencyKey !== undefined) out.concurrencyKey = policy.concurrencyKey;
+  if (policy.circuitBreaker !== undefined) out.circuitBreaker = policy.circuitBreaker;
+  return out;
 }

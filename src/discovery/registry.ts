@@ -2,6 +2,8 @@
  * What discovery found: plugins and modules by id, and their methods by name. All maps are
  * `Map`s so that a URL naming `__proto__`, `constructor` or `toString` finds nothing.
  */
+import type { ItemSecure } from "../config/secure-config.js";
+import type { CoreFacade } from "../core/facade.js";
 import type { ResolvedPolicy } from "./policy.js";
 
 export type TargetKind = "plugin" | "module" | "server";
@@ -17,13 +19,17 @@ export interface MethodEntry {
   policy: ResolvedPolicy;
   /** The file that exports it (absent for built-in server methods). */
   file: string | undefined;
-  /** The file's mtime when loaded: isolation workers re-import an edited file by it. */
-  fileVersion: number;
+  /** The cache-busting version the file was loaded with (set by dev reloads): isolation workers import the same one. */
+  fileVersion: number | undefined;
 }
 
 export interface ServerFile {
   path: string;
   mtimeMs: number;
+  /** The cache-busting version it was imported with (dev reloads), so every import of it gets this instance. */
+  version: number | undefined;
+  /** The item's `register.server.*`: only its policy-listed functions are methods, never `register`. */
+  bootHook: boolean;
   /** Function exports other than `policy`, by name. */
   functions: Map<string, (...args: unknown[]) => unknown>;
   policies: Map<string, import("./policy.js").MethodPolicy>;
@@ -37,6 +43,18 @@ export interface Target {
   methods: Map<string, MethodEntry>;
   /** This plugin's or module's section of the config. */
   config: unknown;
+  /** `ctx.secure` of its methods and routes. */
+  secure: ItemSecure;
+  /** `ctx.core` of its methods and routes. */
+  facade: CoreFacade;
+  /** Set when the item failed to load: every call to it answers 503 RPC_TARGET_UNAVAILABLE. */
+  failure: ItemFailure | undefined;
+}
+
+export interface ItemFailure {
+  /** The file that failed, when one did. */
+  file: string | undefined;
+  message: string;
 }
 
 export class Registry {
@@ -53,6 +71,19 @@ export class Registry {
   /** `kind` comes from the URL: anything but the three known kinds finds nothing. */
   target(kind: string, id: string): Target | undefined {
     return this.#targets.get(kind as TargetKind)?.get(id);
+  }
+
+  /** Plugins and modules that failed to load, for getStatus. */
+  failed(): Array<{ kind: TargetKind; id: string; file: string | undefined; message: string }> {
+    return this.all().flatMap((target) => (target.failure ? [{ kind: target.kind, id: target.id, ...target.failure }] : []));
+  }
+
+  /** The loaded version of a server file, if any target has it. */
+  fileVersion(path: string): number | undefined {
+    for (const target of this.all()) {
+      for (const file of target.files) if (file.path === path) return file.version;
+    }
+    return undefined;
   }
 
   all(): Target[] {

@@ -99,7 +99,7 @@ function readSettings(file: string, chain: readonly string[]): PathSettings {
 }
 
 function parseSettings(file: string, chain: readonly string[]): PathSettings {
-  const raw = parseJsonWithComments(readFileSync(file, "utf8")) as { extends?: unknown; compilerOptions?: { baseUrl?: unknown; paths?: unknown } } | null;
+  const raw = parseJsonWithComments(readFileSync(file, "utf8"), file) as { extends?: unknown; compilerOptions?: { baseUrl?: unknown; paths?: unknown } } | null;
   let settings: PathSettings = { baseUrl: undefined, paths: undefined };
   const bases = typeof raw?.extends === "string" ? [raw.extends] : Array.isArray(raw?.extends) ? raw.extends : [];
   for (const base of bases) {

@@ -11,13 +11,17 @@
  * - `isDevMode(ctx)` answers for the server of that call; without `ctx`, for the server
  *   whose boot runs it, else the one that joined last;
  * - the outbound guard behind `safeFetch` is process-wide, so a second server whose
- *   `server.outbound` settings differ from a running one's is refused at start.
+ *   `server.outbound` settings differ from a running one's is refused at start;
+ * - `importServerModule(ctx, …)` finds the items of the call's server through `ctx.core`,
+ *   the facade that server made for the calling item.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { RpcError, StartupError } from "../errors/http-error.js";
 import { SsrfBlockedError, SsrfRedirectError } from "../outbound/errors.js";
 import { configureDefaultGuard, safeFetch, validateUpstreamUrl, type OutboundGuardOptions } from "../outbound/guard.js";
 import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
+import * as secureHelpers from "./secure-helpers.js";
+import { importServerExport, importServerModule, resolveServerTarget, type ServerTargetScope } from "./server-targets.js";
 
 export interface AppServerGlobal {
   validateUpstreamUrl: typeof validateUpstreamUrl;
@@ -29,6 +33,16 @@ export interface AppServerGlobal {
   isDevMode(ctx?: unknown): boolean;
   registerRpcAuthVerifier(name: string, fn: RpcVerifier): void;
   registerProxyAuthVerifier(name: string, fn: ProxyVerifier): void;
+  getSecurePluginConfig: typeof secureHelpers.getSecurePluginConfig;
+  getSecureModuleConfig: typeof secureHelpers.getSecureModuleConfig;
+  getSecureItemConfig: typeof secureHelpers.getSecureItemConfig;
+  getSecureValue: typeof secureHelpers.getSecureValue;
+  requireSecureValue: typeof secureHelpers.requireSecureValue;
+  getRpcAuthConfig: typeof secureHelpers.getRpcAuthConfig;
+  /** The absolute path of the server file a target names (`"module:<id>/<path>"`, `"./<path>"`, …). */
+  resolveServerFile(ctx: unknown, target: unknown): Promise<{ file: string }>;
+  importServerModule(ctx: unknown, target: unknown): Promise<Record<string, unknown>>;
+  importServerExport(ctx: unknown, target: unknown, exportName?: string): Promise<unknown>;
 }
 
 declare global {
@@ -41,12 +55,23 @@ export interface AppServerApiOptions {
   isDevMode(ctx?: unknown): boolean;
   registerRpcAuthVerifier(name: string, fn: RpcVerifier): void;
   registerProxyAuthVerifier(name: string, fn: ProxyVerifier): void;
+  /** The items of the server a `ctx` belongs to, for importServerModule. */
+  targetScope(ctx: unknown): ServerTargetScope | undefined;
 }
 
 /** The one factory: configures the process's outbound guard and returns the frozen API. */
 export function createAppServerApi(options: AppServerApiOptions): AppServerGlobal {
   configureDefaultGuard(options.outbound);
+  const scopeOf = (ctx: unknown): ServerTargetScope => {
+    const scope = options.targetScope(ctx);
+    if (!scope) throw new Error("importServerModule and importServerExport need the ctx of a method, a route or a verifier as their first argument");
+    return scope;
+  };
   return Object.freeze({
+    ...secureHelpers,
+    resolveServerFile: async (ctx: unknown, target: unknown) => ({ file: await resolveServerTarget(scopeOf(ctx), ctx, target) }),
+    importServerModule: (ctx: unknown, target: unknown) => importServerModule(scopeOf(ctx), ctx, target),
+    importServerExport: (ctx: unknown, target: unknown, exportName?: string) => importServerExport(scopeOf(ctx), ctx, target, exportName),
     validateUpstreamUrl,
     safeFetch,
     SsrfBlockedError,
@@ -56,6 +81,18 @@ export function createAppServerApi(options: AppServerApiOptions): AppServerGloba
     registerRpcAuthVerifier: options.registerRpcAuthVerifier,
     registerProxyAuthVerifier: options.registerProxyAuthVerifier,
   });
+}
+
+/** Which server a facade (`ctx.core`) was made by, for importServerModule in the main thread. */
+const scopes = new WeakMap<object, ServerTargetScope>();
+
+export function bindFacadeScope(facade: object, scope: ServerTargetScope): void {
+  scopes.set(facade, scope);
+}
+
+function facadeScope(ctx: unknown): ServerTargetScope | undefined {
+  const core = (ctx as { core?: unknown } | null | undefined)?.core;
+  return core !== null && typeof core === "object" ? scopes.get(core) : undefined;
 }
 
 /** What a dev flag looks like on a method's `ctx` (`ctx.core.server.devMode`). */
@@ -115,6 +152,7 @@ export function joinAppServerGlobal(member: AppServerMember): { boot<T>(fn: () =
       isDevMode: (ctx) => devModeOf(ctx) ?? currentMember()?.dev ?? false,
       registerRpcAuthVerifier: (name, fn) => duringBoot("registerRpcAuthVerifier").registerRpcAuthVerifier(name, fn),
       registerProxyAuthVerifier: (name, fn) => duringBoot("registerProxyAuthVerifier").registerProxyAuthVerifier(name, fn),
+      targetScope: facadeScope,
     });
   }
   members.push(member);

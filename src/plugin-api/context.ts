@@ -4,23 +4,39 @@
  * logger.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ItemSecure } from "../config/secure-config.js";
 import type { CoreFacade } from "../core/facade.js";
 import type { Logger } from "../log/logger.js";
 
+/**
+ * The viewer's session as a method sees it: a stable `id` (not the cookie's secret) and
+ * when it began. Fields a method adds are its data.
+ */
+export interface RpcSession {
+  readonly id: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  [field: string]: unknown;
+}
+
 export interface IsolatedRpcContext {
   args: unknown[];
-  session: { id: string } | null;
+  session: RpcSession | null;
   /** Claims set by a verifier (for example the JWT payload), or null. */
   user: unknown;
   viewerId: string | undefined;
   contextId: string | undefined;
   kind: "plugin" | "module" | "server";
   id: string;
+  /** The same as `id` (the name code written for xOpat reads). */
+  itemId: string;
   method: string;
   requestId: string;
   /** This plugin's or module's section of the config. */
   config: unknown;
-  /** A frozen view of the server for plugin code: `core.server.devMode`. */
+  /** This item's secure config, two tiers merged, and the verifier contexts' view (README "Secure config"). */
+  secure: ItemSecure;
+  /** A frozen view of the server for plugin code: `core.server.devMode`, `core.client.domain`. */
   core: CoreFacade;
   /** Fires on timeout and when the client goes away. */
   signal: AbortSignal;
@@ -32,4 +48,24 @@ export interface RpcContext extends Omit<IsolatedRpcContext, "args"> {
   req: IncomingMessage;
   /** Inline methods only. */
   res: ServerResponse;
+}
+
+/** The `ctx` of a route handler registered with `registerServerRoute` (README "Boot hooks"). */
+export interface RouteContext {
+  req: IncomingMessage;
+  /** The handler owns the response. */
+  res: ServerResponse;
+  /** The viewer's session when the request carries a valid cookie (routes never create one), else null. */
+  session: RpcSession | null;
+  /** True when the X-APP-CSRF header matches the session: check it before acting on a POST. */
+  csrfOk: boolean;
+  /** The origin the viewer reached the server at (`server.publicOrigin`, else from the request). */
+  origin: string;
+  secure: ItemSecure;
+  core: CoreFacade;
+  log: Logger;
+  /** Fires when the client goes away. */
+  signal: AbortSignal;
+  kind: "plugin" | "module";
+  itemId: string;
 }

@@ -14,7 +14,6 @@ import type { SessionCheck } from "../auth/session-cache.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/verifier-types.js";
 import type { ResolvedConfig } from "../config/resolve.js";
-import type { CoreFacade } from "../core/facade.js";
 import type { Registry } from "../discovery/registry.js";
 import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import type { EventListeners } from "../log/events.js";
@@ -24,7 +23,7 @@ import { checkAccess } from "./access.js";
 import { answerError, answerResult, type AnswerOptions } from "./answer.js";
 import { parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "../runtime/call.js";
-import { resolveMethod, resolveTargetItem } from "./target.js";
+import { checkStreamMode, resolveMethod, resolveTargetItem } from "./target.js";
 
 interface RpcParams {
   kind: string;
@@ -43,8 +42,6 @@ export interface RpcRouteOptions {
   serverOnlyFiles: ServerOnlyFiles;
   sessionChecks: SessionCheck;
   rpcVerifiers: VerifierRegistry<RpcVerifier>;
-  /** What a verifier gets as `core`. */
-  facade: CoreFacade;
   runtime: RpcRuntime;
 }
 
@@ -120,21 +117,23 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
                 requireSession: entry.policy.requireSession,
               },
               options.rpcVerifiers,
-              options.facade,
+              target.facade,
               options.log,
             ),
           )
         : null;
+      checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
       const result = await runtime.run({
         entry,
         call,
         args: body.args,
-        session: access.session ? { id: access.session.id } : null,
+        session: access.session ? { id: access.session.id, createdAt: access.session.createdAt } : null,
         user,
         viewerId: body.viewerId,
         contextId: body.contextId,
         config: target.config,
-        core: options.facade,
+        secure: target.secure,
+        core: target.facade,
         log: options.log,
         req: request.raw,
         res,

@@ -11,6 +11,7 @@ import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { LogRingBuffer } from "../log/ring-buffer.js";
 import { resolvePolicy } from "../discovery/policy.js";
+import type { CoreFacade } from "../core/facade.js";
 
 export interface StatusSources {
   runtimeStatus(): Record<string, unknown>;
@@ -27,6 +28,8 @@ export interface DevServerInfo {
   version: string;
   ringBuffer: LogRingBuffer | null;
   config: Pick<ResolvedConfig, "rpc">;
+  /** The server's own `ctx.core`. */
+  facade: CoreFacade;
 }
 
 export function addDevServerTargets(registry: Registry, core: DevServerInfo, sources: StatusSources): void {
@@ -59,6 +62,8 @@ export function addDevServerTargets(registry: Registry, core: DevServerInfo, sou
     dev: core.dev,
     memory: process.memoryUsage(),
     registry: describeRegistry(registry),
+    /** Plugins and modules that failed to load (their calls answer 503); why is in the log. */
+    failed: registry.failed().map(({ kind, id, file }) => ({ kind, id, file })),
     ...sources.runtimeStatus(),
     mode: cluster ? "cluster" : "single",
     ...(cluster ? await cluster.clusterStatus() : { workers: [processStatus()] }),
@@ -72,9 +77,9 @@ function serverTarget(core: DevServerInfo, id: string, fns: Record<string, Metho
   const methods = new Map<string, MethodEntry>();
   for (const [name, fn] of Object.entries(fns)) {
     const key = `server/${id}/${name}`;
-    methods.set(name, { kind: "server", id, name, key, fn, file: undefined, fileVersion: 0, policy: resolvePolicy(undefined, core.config.rpc, key) });
+    methods.set(name, { kind: "server", id, name, key, fn, file: undefined, fileVersion: undefined, policy: resolvePolicy(undefined, core.config.rpc, key, `server/${id}`) });
   }
-  return { kind: "server", id, dir: "", files: [], methods, config: {} };
+  return { kind: "server", id, dir: "", files: [], methods, config: {}, secure: core.facade.server.secure, facade: core.facade, failure: undefined };
 }
 
 function integerOr(value: unknown, fallback: number, name: string): number {

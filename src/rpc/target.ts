@@ -8,6 +8,8 @@ import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 export function resolveTargetItem(registry: Registry, kind: string, id: string): Target {
   const target = registry.target(kind, id);
   if (!target) throw errorOf("RPC_UNKNOWN_TARGET");
+  // Why it failed is in the log; the caller only learns that it did.
+  if (target.failure) throw errorOf("RPC_TARGET_UNAVAILABLE");
   return target;
 }
 
@@ -15,4 +17,14 @@ export function resolveMethod(target: Target, method: string): MethodEntry {
   const entry = target.methods.get(method);
   if (!entry) throw errorOf("RPC_UNKNOWN_METHOD");
   return entry;
+}
+
+/** The stream header must match the method: a mismatch is refused before the method runs. */
+export function checkStreamMode(entry: MethodEntry, streamHeader: string | string[] | undefined): void {
+  const asked = streamHeader === "1";
+  if (entry.policy.streaming && !asked) throw errorOf("RPC_STREAM_REQUIRED");
+  if (!entry.policy.streaming && asked) throw errorOf("RPC_NOT_STREAMABLE");
+  // Until NDJSON answers exist, a streaming method cannot be served; clients written for
+  // xOpat fall back to the method's buffered twin on this code.
+  if (entry.policy.streaming) throw errorOf("RPC_NOT_STREAMABLE", undefined, "Streaming answers are not available on this server yet");
 }

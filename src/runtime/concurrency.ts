@@ -2,12 +2,14 @@
  * Concurrency per key (README "Runtime protections"): below `maxConcurrency` a call runs
  * at once, otherwise it waits in a FIFO queue; with `queueLimit` calls waiting the next is
  * refused at once. A waiting call that ends (client gone, timeout passed) leaves the queue
- * without ever taking a slot.
+ * without ever taking a slot. Methods sharing a `concurrencyKey` share one gate, and each
+ * call is held to its own method's limits.
  */
 import { errorOf } from "../errors/http-error.js";
 import type { CallLifetime } from "./call-lifetime.js";
 
 interface Waiter {
+  maxConcurrency: number;
   resolve(): void;
   reject(reason: unknown): void;
 }
@@ -37,18 +39,19 @@ export class ConcurrencyLimiter {
    * settles once it is handed over, or rejects when the call ends first. Throws
    * RPC_QUEUE_FULL when the queue is full.
    */
-  acquire(lifetime: CallLifetime): true | Promise<void> {
-    if (this.#active < this.maxConcurrency) {
+  acquire(lifetime: CallLifetime, maxConcurrency = this.maxConcurrency, queueLimit = this.queueLimit): true | Promise<void> {
+    if (this.#active < maxConcurrency) {
       this.#active += 1;
       return true;
     }
-    if (this.#waiting.size >= this.queueLimit) throw errorOf("RPC_QUEUE_FULL", { limit: this.queueLimit });
+    if (this.#waiting.size >= queueLimit) throw errorOf("RPC_QUEUE_FULL", { limit: queueLimit });
     lifetime.throwIfEnded();
     return new Promise<void>((resolve, reject) => {
       const onEnd = (reason: unknown) => {
         if (this.#waiting.delete(waiter)) reject(reason);
       };
       const waiter: Waiter = {
+        maxConcurrency,
         resolve: () => {
           lifetime.offEnd(onEnd);
           resolve();
@@ -60,15 +63,16 @@ export class ConcurrencyLimiter {
     });
   }
 
-  /** Hands the slot to the oldest waiter, or frees it. */
+  /** Hands the slot to the oldest waiter whose own limit allows it, or frees it. */
   release(): void {
-    const next = this.#waiting.values().next();
-    if (!next.done) {
-      this.#waiting.delete(next.value);
-      next.value.resolve();
+    this.#active -= 1;
+    for (const waiter of this.#waiting) {
+      if (this.#active >= waiter.maxConcurrency) continue;
+      this.#waiting.delete(waiter);
+      this.#active += 1;
+      waiter.resolve();
       return;
     }
-    this.#active -= 1;
   }
 }
 

@@ -3,7 +3,8 @@ import type { MethodEntry } from "../discovery/registry.js";
 import type { CoreFacade } from "../core/facade.js";
 import type { Logger } from "../log/logger.js";
 import type { RpcCall } from "./call.js";
-import type { IsolatedRpcContext, RpcContext } from "../plugin-api/context.js";
+import type { IsolatedRpcContext, RpcContext, RpcSession } from "../plugin-api/context.js";
+import type { ItemSecure } from "../config/secure-config.js";
 import type { CallLifetime } from "./call-lifetime.js";
 
 /** Everything the runtime needs to run one checked call. */
@@ -11,12 +12,14 @@ export interface Invocation {
   entry: MethodEntry;
   call: RpcCall;
   args: unknown[];
-  session: { id: string } | null;
+  session: RpcSession | null;
   user: unknown;
   viewerId: string | undefined;
   contextId: string | undefined;
   config: unknown;
-  /** The frozen plugin-facing view of the server (`ctx.core`). */
+  /** The item's `ctx.secure`. */
+  secure: ItemSecure;
+  /** The frozen plugin-facing view of the server (`ctx.core`), the item's own. */
   core: CoreFacade;
   log: Logger;
   req: IncomingMessage;
@@ -31,15 +34,17 @@ export interface Invocation {
  * (an AbortSignal and a child logger each cost more than the rest of the context).
  */
 class InlineContext implements RpcContext {
-  readonly session: { id: string } | null;
+  readonly session: RpcSession | null;
   readonly user: unknown;
   readonly viewerId: string | undefined;
   readonly contextId: string | undefined;
   readonly kind: RpcContext["kind"];
   readonly id: string;
+  readonly itemId: string;
   readonly method: string;
   readonly requestId: string;
   readonly config: unknown;
+  readonly secure: ItemSecure;
   readonly core: CoreFacade;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
@@ -54,9 +59,11 @@ class InlineContext implements RpcContext {
     this.contextId = invocation.contextId;
     this.kind = entry.kind;
     this.id = entry.id;
+    this.itemId = entry.id;
     this.method = entry.name;
     this.requestId = invocation.call.requestId;
     this.config = invocation.config;
+    this.secure = invocation.secure;
     this.core = invocation.core;
     this.req = invocation.req;
     this.res = invocation.res;
@@ -86,9 +93,11 @@ export function isolatedContext(invocation: Invocation): Omit<IsolatedRpcContext
     contextId: invocation.contextId,
     kind: invocation.entry.kind,
     id: invocation.entry.id,
+    itemId: invocation.entry.id,
     method: invocation.entry.name,
     requestId: invocation.call.requestId,
     config: invocation.config,
+    secure: invocation.secure,
     core: invocation.core,
   };
 }

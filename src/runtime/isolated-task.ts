@@ -3,8 +3,8 @@ import type { IsolatedRpcContext } from "../plugin-api/context.js";
 
 export interface IsolatedTask {
   file: string;
-  /** The file's mtime, so a dev-mode edit is re-imported in the worker too. */
-  version: number;
+  /** The version the main thread loaded (dev reloads), so an edit is re-imported in the worker too. */
+  version: number | undefined;
   method: string;
   context: Omit<IsolatedRpcContext, "signal" | "args">;
   /** `ctx.args`, serialised by `packIsolatedArgs`. */
@@ -36,4 +36,6 @@ export interface IsolationWorkerData {
   outbound: { allow: readonly string[]; timeoutMs: number };
   /** The process keeps its young generation small (src/core/young-generation.ts). */
   limitYoungGeneration: boolean;
+  /** `kind/id` → folder of every plugin and module, for importServerModule in isolated methods. */
+  itemDirs: Array<[string, string]>;
 }

@@ -18,11 +18,14 @@ reapplyYoungGenerationLimit(data.limitYoungGeneration);
 const refuse = () => {
   throw new Error("verifiers are registered from boot hooks, not from isolated methods");
 };
+// Isolated methods reach the same server files the main thread does, loaded in this worker.
+const targetScope = { itemDirs: new Map(data.itemDirs), importFile: (file: string) => importServerFile(file) };
 globalThis.APP_SERVER = createAppServerApi({
   outbound: data.outbound,
   isDevMode: (ctx) => devModeOf(ctx) ?? data.dev,
   registerRpcAuthVerifier: refuse,
   registerProxyAuthVerifier: refuse,
+  targetScope: () => targetScope,
 });
 
 export default async function runIsolated(task: IsolatedTask): Promise<IsolatedOutcome> {

@@ -24,6 +24,8 @@ export interface RuntimeOptions {
   dev: boolean;
   isolation: IsolationSettings;
   outbound: { allow: readonly string[]; timeoutMs: number };
+  /** `kind/id` → folder of every plugin and module (isolated methods import server files by it). */
+  itemDirs: ReadonlyMap<string, string>;
 }
 
 export class RpcRuntime {
@@ -64,7 +66,7 @@ export class RpcRuntime {
     try {
       if (policy.maxConcurrency !== undefined) {
         const candidate = this.#limiters.for(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit);
-        const slot = candidate.acquire(lifetime);
+        const slot = candidate.acquire(lifetime, policy.maxConcurrency, policy.queueLimit);
         if (slot !== true) {
           call.queued = true;
           await slot;
@@ -106,6 +108,7 @@ export class RpcRuntime {
         dev: this.#options.dev,
         outbound: this.#options.outbound,
         limitYoungGeneration: youngGenerationLimited(),
+        itemDirs: [...this.#options.itemDirs],
       });
       return this.#poolStatus;
     });

@@ -19,7 +19,7 @@ export const LAYERS: string[][] = [
   ["plugin-api"],
   ["discovery"],
   ["runtime"],
-  ["rpc", "proxy", "static", "metrics"],
+  ["rpc", "proxy", "static", "metrics", "server-routes"],
   ["app"],
   ["cli"],
   ["cluster"],

@@ -75,7 +75,7 @@ describe("node cluster-index.js", () => {
 describe("a replacement worker that fails to start", () => {
   it("counts as a crash: the healthy worker keeps serving and a later replacement starts", async () => {
     const flag = join(mkdtempSync(join(tmpdir(), "counterpart-flaky-")), "down");
-    const cluster = await startCluster(["--port", "0", "--root", CLUSTER_APP], { APP_WORKERS: "2", CLUSTER_APP_FAIL_IF_FILE: flag });
+    const cluster = await startCluster(["--port", "0", "--root", CLUSTER_APP, "--strict"], { APP_WORKERS: "2", CLUSTER_APP_FAIL_IF_FILE: flag });
     try {
       const viewer = await openViewer(cluster.url);
       const before = await workerPids(cluster.url, viewer);

@@ -59,3 +59,18 @@ describe("<% NAME %> substitution", () => {
     );
   });
 });
+
+describe("<% NAME:-default %> and <% NAME-default %>", () => {
+  it("use the default when unset (and, with :-, when empty); a set value wins; only values from the environment are secrets", async () => {
+    const { substituteEnv } = await import("../../dist/config/substitute-env.js");
+    const secrets = new Set<string>();
+    const env = { SET: "from-env", EMPTY: "" };
+    const out = substituteEnv(
+      { a: "<% UNSET:-fallback value %>", b: "<% EMPTY:-fb %>", c: "<% EMPTY-dash %>", d: "<% UNSET-dash %>", e: "<%SET:-x%>", f: "<% UNSET:- %>", g: "k=<% SET-y %>;" },
+      env,
+      secrets,
+    );
+    expect(out).toEqual({ a: "fallback value", b: "fb", c: "", d: "dash", e: "from-env", f: "", g: "k=from-env;" });
+    expect([...secrets]).toEqual(["from-env"]);
+  });
+});

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, writeFileSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../helpers/server.js";
-import { openViewer, rpc } from "../helpers/http.js";
+import { openViewer, rpc, send } from "../helpers/http.js";
 import { tempApp } from "../helpers/app-root.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/gateway-app");
@@ -20,14 +20,14 @@ describe("discovery", () => {
     }
   });
 
-  it("refuses to start when two files of one plugin export the same name, naming both files", async () => {
+  it("with --strict, refuses to start when two files of one plugin export the same name, naming both files", async () => {
     const root = tempApp({
       files: {
         "plugins/p/a.server.mjs": "export function same() { return 1; }",
         "plugins/p/sub/b.server.mjs": "export function same() { return 2; }",
       },
     });
-    await expect(startServer({ root })).rejects.toThrow(
+    await expect(startServer({ root, strict: true })).rejects.toThrow(
       new RegExp(`plugin p: method "same" is exported by both ${root}/plugins/p/a.server.mjs and ${root}/plugins/p/sub/b.server.mjs`),
     );
   });
@@ -53,23 +53,64 @@ describe("discovery", () => {
     }
   });
 
-  it("refuses to start on an invalid policy, naming the file and the key", async () => {
+  it("with --strict, refuses to start on an invalid policy, naming the file and the key", async () => {
     const root = tempApp({
       files: {
         "plugins/p/a.server.mjs": "export const policy = { m: { runtime: { timeoutMs: -5 } } }; export function m() {}",
       },
     });
-    await expect(startServer({ root })).rejects.toThrow(/a\.server\.mjs: policy\.m\.runtime\.timeoutMs/);
+    await expect(startServer({ root, strict: true })).rejects.toThrow(/a\.server\.mjs: policy\.m\.runtime\.timeoutMs/);
   });
 
-  it("refuses to start when a boot hook exports no register function", async () => {
+  it("with server.strictStartup, refuses to start when a boot hook exports no register function", async () => {
     const root = tempApp({ files: { "plugins/p/register.server.mjs": "export const nope = 1;" } });
-    await expect(startServer({ root })).rejects.toThrow(/must export a function named register/);
+    await expect(startServer({ root, config: { server: { strictStartup: true } } })).rejects.toThrow(/plugin p failed to load: .*register\.server\.mjs: a boot hook must export a function named register/);
   });
 
-  it("refuses to start when a server file does not load, naming it", async () => {
+  it("with --strict, refuses to start when a server file does not load, naming it", async () => {
     const root = tempApp({ files: { "plugins/p/broken.server.mjs": "export function ( {" } });
-    await expect(startServer({ root })).rejects.toThrow(/cannot load server file .*broken\.server\.mjs/);
+    await expect(startServer({ root, strict: true })).rejects.toThrow(/plugin p failed to load: .*broken\.server\.mjs/);
+  });
+
+  it("without --strict, a broken plugin answers 503 RPC_TARGET_UNAVAILABLE, is logged and listed, and the others serve", async () => {
+    const root = tempApp({
+      files: {
+        "plugins/broken/a.server.mjs": "export function ( {",
+        "plugins/dup/a.server.mjs": "export function same() { return 1; }",
+        "plugins/dup/b.server.mjs": "export function same() { return 2; }",
+        "plugins/badpolicy/a.server.mjs": "export const policy = { m: { runtime: { timeoutMs: -5 } } }; export function m() {}",
+        "modules/hook/register.server.mjs": "export function register(api) { api.registerServerRoute('/hooked', () => {}); throw new Error('boom in register'); }",
+        "modules/hook/m.server.mjs": "export const policy = { m: { auth: { public: true } } }; export function m() { return 1; }",
+        "plugins/fine/a.server.mjs": "export const policy = { ok: { auth: { public: true } } }; export function ok() { return 'fine'; }",
+      },
+    });
+    const app = await startServer({ root, dev: true });
+    try {
+      expect((await rpc(app.url, "plugin/fine/ok")).body.result).toBe("fine");
+      for (const path of ["plugin/broken/x", "plugin/dup/same", "plugin/badpolicy/m", "module/hook/m"]) {
+        const answer = await rpc(app.url, path);
+        expect([path, answer.status, answer.body.code]).toEqual([path, 503, "RPC_TARGET_UNAVAILABLE"]);
+        // Why is for the log, not the caller.
+        expect(JSON.stringify(answer.body)).not.toMatch(/server\.mjs|boom/);
+      }
+      // A failed item's routes are dropped with it.
+      expect((await send(app.url, "/hooked")).status).toBe(404);
+      const errors = app.logs.lines.filter((line) => line.level === 50 && /failed to load/.test(String(line.msg)));
+      // Boot hooks run before server files load, so the hook's failure comes first.
+      expect(errors.map((line) => [line.kind, line.id])).toEqual([
+        ["module", "hook"],
+        ["plugin", "badpolicy"],
+        ["plugin", "broken"],
+        ["plugin", "dup"],
+      ]);
+      expect(errors.find((line) => line.id === "broken")!.file).toBe(join(root, "plugins/broken/a.server.mjs"));
+      expect(String(errors.find((line) => line.id === "hook")!.msg)).toMatch(/register\(\) threw: boom in register/);
+      const viewer = await openViewer(app.url);
+      const status = await rpc(app.url, "server/core/getStatus", { viewer });
+      expect(status.body.result.failed.map((item: { id: string }) => item.id)).toEqual(["badpolicy", "broken", "dup", "hook"]);
+    } finally {
+      await app.close();
+    }
   });
 
   it("discovers once at start: an edited file has no effect without dev mode", async () => {

@@ -128,8 +128,8 @@ describe(".ts server files: import resolution", () => {
 describe(".ts server files: imports that do not resolve", () => {
   it("an extensionless import that matches no file names the import and the importing file", async () => {
     const root = tempApp({ files: { "plugins/p/a.server.ts": 'import { x } from "./missing";\nexport const y = () => x;\n' } });
-    const failure = startServer({ root });
-    await expect(failure).rejects.toThrow(`cannot load server file ${root}/plugins/p/a.server.ts`);
+    const failure = startServer({ root, strict: true });
+    await expect(failure).rejects.toThrow(`plugin p failed to load: ${root}/plugins/p/a.server.ts`);
     await expect(failure).rejects.toThrow(`Cannot find module "./missing" imported from ${root}/plugins/p/a.server.ts`);
   });
 
@@ -140,7 +140,7 @@ describe(".ts server files: imports that do not resolve", () => {
         "plugins/p/broken.json": '{ "a": 1, }',
       },
     });
-    const error = await startServer({ root }).then(() => undefined, (failure: Error) => failure);
+    const error = await startServer({ root, strict: true }).then(() => undefined, (failure: Error) => failure);
     // Parsed, and the parse error says where: not refused for a missing import attribute.
     expect(error?.message).toMatch(new RegExp(`${root}/plugins/p/broken\\.json: .*JSON at position`));
   });
@@ -152,7 +152,7 @@ describe(".ts server files: imports that do not resolve", () => {
         "plugins/p/a.server.ts": 'import { x } from "@lib/x";\nexport const y = () => x;\n',
       },
     });
-    await expect(startServer({ root })).rejects.toThrow(`cannot read ${root}/plugins/p/tsconfig.json`);
+    await expect(startServer({ root, strict: true })).rejects.toThrow(`cannot read ${root}/plugins/p/tsconfig.json`);
   });
 
   it("a .mjs server file keeps Node's rules: no extensionless import", async () => {
@@ -162,6 +162,6 @@ describe(".ts server files: imports that do not resolve", () => {
         "plugins/p/helper.ts": "export const x = 1;\n",
       },
     });
-    await expect(startServer({ root })).rejects.toThrow(/Cannot find module .*plugins\/p\/helper' imported from .*plugins\/p\/a\.server\.mjs/);
+    await expect(startServer({ root, strict: true })).rejects.toThrow(/Cannot find module .*plugins\/p\/helper' imported from .*plugins\/p\/a\.server\.mjs/);
   });
 });

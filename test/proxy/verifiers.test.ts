@@ -67,7 +67,7 @@ describe("custom proxy verifiers", () => {
     const passed = await get("settings");
     expect(passed.status).toBe(200);
     const seen = JSON.parse(passed.json.headers["x-settings"]);
-    expect(seen).toEqual({ verifierName: "settings", verifierConfig: { allow: true, note: "n" }, devMode: false, frozen: true, keys: ["server"] });
+    expect(seen).toEqual({ verifierName: "settings", verifierConfig: { allow: true, note: "n" }, devMode: false, frozen: true, keys: ["server", "client", "CORE"] });
     const refused = await get("settingsdeny");
     expect(refused.status).toBe(401);
     expect(refused.json.code).toBe("PROXY_AUTH_FAILED");

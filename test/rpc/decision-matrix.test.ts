@@ -22,7 +22,7 @@ describe("decision matrix", () => {
     const crossSite = await rpc(app.url, "plugin/matrix/open", { viewer: app.viewer, headers: { "sec-fetch-site": "cross-site" } });
     expect(crossSite.body.result.session).toBeNull();
     const full = await rpc(app.url, "plugin/matrix/open", { viewer: app.viewer });
-    expect(full.body.result.session).toEqual({ id: expect.any(String) });
+    expect(full.body.result.session).toEqual({ id: expect.any(String), createdAt: expect.any(Number) });
   });
 
   it("public as a function of the call context", async () => {

@@ -227,3 +227,33 @@ describe("ConcurrencyLimiters", () => {
     expect(limiters.status().a).toEqual({ active: 1, queued: 0, maxConcurrency: 2, queueLimit: 3 });
   });
 });
+
+describe("a gate shared by methods with different limits", () => {
+  it("holds each call to its own maxConcurrency, also when a slot is handed over", async () => {
+    const limiter = new ConcurrencyLimiter(3, 10);
+    const wide = () => limiter.acquire(new CallLifetime(), 3, 10);
+    expect(wide()).toBe(true);
+    expect(wide()).toBe(true);
+    let narrowRunning = false;
+    const narrow = limiter.acquire(new CallLifetime(), 1, 10);
+    expect(narrow).toBeInstanceOf(Promise);
+    void (narrow as Promise<void>).then(() => {
+      narrowRunning = true;
+    });
+    // The wide method still has room; the narrow one waits for the gate to drop below its 1.
+    expect(wide()).toBe(true);
+    limiter.release();
+    limiter.release();
+    await Promise.resolve();
+    expect([narrowRunning, limiter.active]).toEqual([false, 1]);
+    limiter.release();
+    await Promise.resolve();
+    expect([narrowRunning, limiter.active]).toEqual([true, 1]);
+  });
+
+  it("refuses by the calling method's own queueLimit", () => {
+    const limiter = new ConcurrencyLimiter(1, 10);
+    expect(limiter.acquire(new CallLifetime(), 1, 10)).toBe(true);
+    expect(() => limiter.acquire(new CallLifetime(), 1, 0)).toThrow(HttpError);
+  });
+});
