@@ -12,5 +12,6 @@ export { verifyProxyAuth } from "./proxy/verify-proxy-auth.js";
 export type { BootApi } from "./discovery/discover.js";
 export type { AppConfigInput as AppConfig } from "./config/schema.js";
 export type { AppServerGlobal } from "./plugin-api/app-server.js";
-export { SsrfBlockedError, SsrfRedirectError } from "./outbound/errors.js";
+export { SsrfBlockedError, SsrfRedirectError, UpstreamTimeoutError, UpstreamResponseTooLargeError } from "./outbound/errors.js";
 export { validateUpstreamUrl, safeFetch, createOutboundGuard } from "./outbound/guard.js";
+export { safeRequest, createSafeRequest, type SafeRequest, type SafeRequestInit, type SafeResponse } from "./outbound/safe-request.js";

@@ -8,7 +8,7 @@
   var LOG_PAGE = 200;
   var MAX_LOG_ROWS = 1000;
   var LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
-  var SKIP_FIELDS = { id: 1, time: 1, level: 1, msg: 1, pid: 1, hostname: 1 };
+  var SKIP_FIELDS = { id: 1, time: 1, timestamp: 1, level: 1, msg: 1, message: 1, pid: 1, hostname: 1 };
   var afterId = 0;
 
   function $(id) { return document.getElementById(id); }
@@ -154,9 +154,9 @@
     if ($("pause").checked) return setTimeout(pollLogs, LOGS_EVERY_MS);
     var next = LOGS_EVERY_MS * 3;
     window.xserver.server.core.getLogs({ afterId: afterId, limit: LOG_PAGE }).then(function (page) {
-      afterId = page.lastId;
-      // A full page means more are waiting: fetch them now rather than after the pause.
-      next = page.entries.length === LOG_PAGE ? 0 : LOGS_EVERY_MS;
+      afterId = page.nextAfterId;
+      // More are waiting: fetch them now rather than after the pause.
+      next = page.hasMore ? 0 : LOGS_EVERY_MS;
       appendLogs(page.entries);
     }).catch(showError).then(function () {
       // Whatever happened above, polling goes on.

@@ -7,22 +7,40 @@ import { checkTransport, getAppHttpClient, setAppHttpClient, type RpcTransport }
 import { chosenTransport, methodProxy, rpcCall, rpcPath, targetProxy, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
 
 export interface LogsPayload {
-  /** Entries with an id above this one; pass the previous answer's `lastId` to page on. */
+  /** Entries with an id above this one; pass the previous answer's `nextAfterId` to page on. */
   afterId?: number;
+  /** 1 to 500, default 200. */
   limit?: number;
+  /** Case-insensitive text in the entry's message or its other fields. */
+  search?: string;
+  /** `debug`, `info`, `log` (= `info`), `warn`, `error`: one, comma-separated, or an array. */
+  level?: string | string[];
+  levels?: string | string[];
 }
 
 export interface LogEntry {
   id: number;
   time: number;
+  /** `time` as an ISO string. */
+  timestamp: string;
   level: string;
   msg: string;
+  /** The same as `msg`. */
+  message: string;
   [field: string]: unknown;
 }
 
 export interface LogsAnswer {
+  devMode: true;
+  scope: "server/core/getLogs" | "server/dev/getLogs";
   entries: LogEntry[];
+  /** The next page's `afterId`. */
+  nextAfterId: number;
+  /** The same as `nextAfterId`. */
   lastId: number;
+  hasMore: boolean;
+  totalBuffered: number;
+  maxEntries: number;
 }
 
 type ServerCall<P, R> = (payload?: P, callOptions?: RpcCallOptions) => Promise<R>;

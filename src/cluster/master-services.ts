@@ -13,6 +13,8 @@
 import type { Worker } from "node:cluster";
 import { AggregatorRegistry, Gauge, Registry } from "prom-client";
 import type { LogRingBuffer } from "../log/ring-buffer.js";
+import { describeLogBuffer, readLogPage } from "../log/log-page.js";
+import type { LogQuery } from "../log/log-query.js";
 import type { Logger } from "../log/logger.js";
 import type { ClusterStatus, LogPage, MetricsJson, ProcessStatus, WorkerStatus } from "../core/cluster-hooks.js";
 import type { IpcChannel } from "./ipc.js";
@@ -48,7 +50,8 @@ export class MasterServices {
 
   /** The requests a worker may make of the master. */
   serve(channel: IpcChannel): void {
-    channel.handle("logs", (payload) => this.logs(payload as { afterId: number; limit: number }));
+    // The worker checked the payload (parseLogQuery) before asking.
+    channel.handle("logs", (query) => this.logs(query as LogQuery));
     channel.handle("status", () => this.status());
     channel.handle("metrics", () => this.metrics());
   }
@@ -58,8 +61,8 @@ export class MasterServices {
     this.#ringBuffer?.write(line);
   }
 
-  logs({ afterId, limit }: { afterId: number; limit: number }): LogPage {
-    return this.#ringBuffer ? this.#ringBuffer.read(afterId, limit) : { entries: [], lastId: 0 };
+  logs(query: LogQuery): LogPage {
+    return readLogPage(this.#ringBuffer, query);
   }
 
   async status(): Promise<ClusterStatus> {
@@ -83,6 +86,7 @@ export class MasterServices {
         restarts: this.#facts.restarts(),
       },
       workers: workers.sort((a, b) => a.workerId - b.workerId),
+      logBuffer: describeLogBuffer(this.#ringBuffer),
     };
   }
 

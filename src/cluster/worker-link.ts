@@ -5,6 +5,7 @@
  * status and metrics.
  */
 import type { ClusterHooks, ClusterStatus, LogPage, MetricsJson, ProcessStatus } from "../core/cluster-hooks.js";
+import type { LogQuery } from "../log/log-query.js";
 import { IpcChannel, isClusterMessage, type ClusterMessage } from "./ipc.js";
 
 /** How long a worker waits for the master: the master itself gives each worker less. */
@@ -38,8 +39,8 @@ export class WorkerLink implements ClusterHooks {
     });
   }
 
-  readLogs(afterId: number, limit: number): Promise<LogPage> {
-    return this.#channel.request<LogPage>("logs", { afterId, limit }, MASTER_ANSWER_TIMEOUT_MS);
+  readLogs(query: LogQuery): Promise<LogPage> {
+    return this.#channel.request<LogPage>("logs", query, MASTER_ANSWER_TIMEOUT_MS);
   }
 
   clusterStatus(): Promise<ClusterStatus> {

@@ -5,13 +5,11 @@
  * answers a call, the viewer sees the whole cluster. Types only: the server side imports
  * this file, never the IPC code behind it.
  */
-import type { LogEntry } from "../log/ring-buffer.js";
+import type { LogBufferInfo, LogPage } from "../log/log-page.js";
+import type { LogQuery } from "../log/log-query.js";
 import type { Registry } from "prom-client";
 
-export interface LogPage {
-  entries: LogEntry[];
-  lastId: number;
-}
+export type { LogPage };
 
 /** One process's share of getStatus. */
 export interface ProcessStatus {
@@ -38,6 +36,8 @@ export interface WorkerStatus extends Partial<ProcessStatus> {
 export interface ClusterStatus {
   master: { pid: number; uptimeSec: number; workersWanted: number; restarts: number };
   workers: WorkerStatus[];
+  /** The master's dev log buffer, the one getLogs reads. */
+  logBuffer: LogBufferInfo;
 }
 
 /** `registry.getMetricsAsJSON()`: what `AggregatorRegistry.aggregate` merges. */
@@ -46,8 +46,8 @@ export type MetricsJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>;
 export interface ClusterHooks {
   /** Dev mode: where this worker's JSON log lines go instead of a local ring buffer. */
   readonly logSink: { write(line: string): void };
-  /** getLogs, answered from the master's buffer. */
-  readLogs(afterId: number, limit: number): Promise<LogPage>;
+  /** getLogs, answered from the master's buffer: the master applies the query's filters. */
+  readLogs(query: LogQuery): Promise<LogPage>;
   /** getStatus: every worker's status, gathered by the master. */
   clusterStatus(): Promise<ClusterStatus>;
   /** /metrics: the text exposition aggregated over every worker by the master. */

@@ -1,12 +1,16 @@
 /**
  * The dev-mode log store behind `getLogs`: the newest `maxEntries` entries with ids that
- * only ever increase, so a viewer can page forward with `afterId = lastId`.
+ * only ever increase, so a viewer can page forward from the last id it saw. What a page
+ * holds and how filters apply: log-query.ts.
  */
 export interface LogEntry {
   id: number;
   time: number;
+  /** `time` as an ISO string, and `msg` again: the names xOpat's log entries use. */
+  timestamp: string;
   level: string;
   msg: string;
+  message: string;
   [field: string]: unknown;
 }
 
@@ -34,28 +38,40 @@ export class LogRingBuffer {
     // `id` (the plugin or module id of rpc.* events and ctx.log lines) moves to `itemId`,
     // the name xOpat's log entries use, unless the event already has an `itemId` of its own.
     const { id: itemId, ...fields } = record;
+    // A method may log its own `time` field, which pino writes last: keep only a real date.
+    const time = typeof record.time === "number" && Number.isFinite(new Date(record.time).getTime()) ? record.time : Date.now();
+    const msg = typeof record.msg === "string" ? record.msg : "";
     const entry: LogEntry = {
       ...fields,
       ...(itemId !== undefined && !("itemId" in fields) ? { itemId } : {}),
       id: this.#nextId++,
-      // A method may log its own `time` field, which pino writes last: keep only a real date.
-      time: typeof record.time === "number" && Number.isFinite(new Date(record.time).getTime()) ? record.time : Date.now(),
+      time,
+      timestamp: new Date(time).toISOString(),
       level,
-      msg: typeof record.msg === "string" ? record.msg : "",
+      msg,
+      message: msg,
     };
     this.#entries.push(entry);
     if (this.#entries.length > this.#maxEntries) this.#entries.splice(0, this.#entries.length - this.#maxEntries);
   }
 
-  /** The oldest `limit` entries with an id above `afterId`, oldest first. */
-  read(afterId: number, limit: number): { entries: LogEntry[]; lastId: number } {
-    const start = this.#firstIndexAfter(afterId);
-    const entries = this.#entries.slice(start, start + limit);
-    return { entries, lastId: entries.length > 0 ? entries[entries.length - 1]!.id : afterId };
+  /** The entries with an id above `afterId`, oldest first. */
+  *after(afterId: number): Generator<LogEntry, void, undefined> {
+    for (let index = this.#firstIndexAfter(afterId); index < this.#entries.length; index++) yield this.#entries[index]!;
   }
 
+  /** The id of the newest entry ever written (0 before the first). */
   get lastId(): number {
     return this.#nextId - 1;
+  }
+
+  /** How many entries are held now. */
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  get maxEntries(): number {
+    return this.#maxEntries;
   }
 
   #firstIndexAfter(afterId: number): number {

@@ -1,6 +1,7 @@
 /**
- * The two ways the outbound guard refuses a request. Each has a stable `code` so a
- * server method can tell them apart (and from network errors) without matching text.
+ * The two ways the outbound guard refuses a request, and the two ways `safeRequest` gives
+ * up on one. Each has a stable `code` so a server method can tell them apart (and from
+ * network errors) without matching text.
  */
 
 export interface SsrfBlockedDetails {
@@ -44,6 +45,34 @@ export class SsrfRedirectError extends Error {
 
   constructor(details: SsrfRedirectDetails) {
     super(`Upstream answered ${details.status}; redirects are not followed`);
+    this.details = details;
+  }
+}
+
+/**
+ * `safeRequest` ran out of time (DNS, connect, headers and the whole body share one
+ * deadline). Named `TimeoutError` like the DOMException `safeFetch` rejects with, so code
+ * that checks `err.name` treats both alike; the code is the one xOpat's servers use.
+ */
+export class UpstreamTimeoutError extends Error {
+  override readonly name = "TimeoutError";
+  readonly code = "UPSTREAM_TIMEOUT";
+  readonly details: { readonly timeoutMs: number };
+
+  constructor(timeoutMs: number, options?: { cause?: unknown }) {
+    super(`Upstream did not answer in full within ${timeoutMs} ms`, options);
+    this.details = { timeoutMs };
+  }
+}
+
+/** A `safeRequest` response body over its `maxResponseBytes`: it is never buffered whole. */
+export class UpstreamResponseTooLargeError extends Error {
+  override readonly name = "UpstreamResponseTooLargeError";
+  readonly code = "UPSTREAM_RESPONSE_TOO_LARGE";
+  readonly details: { readonly maxResponseBytes: number; readonly status: number };
+
+  constructor(details: { maxResponseBytes: number; status: number }) {
+    super(`Upstream response is larger than ${details.maxResponseBytes} bytes`);
     this.details = details;
   }
 }

@@ -35,6 +35,8 @@ export interface OutboundGuard {
    * the timeout (a DOMException named `TimeoutError`) or when `init.signal` aborts.
    */
   safeFetch(url: string | URL, init?: SafeFetchInit): Promise<Response>;
+  /** The deadline of a call that sets no `timeoutMs` of its own. */
+  readonly timeoutMs: number;
   /** Closes the pooled connections; in-flight requests finish first. */
   close(): Promise<void>;
 }
@@ -50,13 +52,13 @@ async function systemResolve(hostname: string): Promise<ResolvedAddress[]> {
 
 class Guard {
   readonly #allow: AllowList;
-  readonly #timeoutMs: number;
+  readonly timeoutMs: number;
   readonly #resolve: Resolver;
   readonly #agents = new PinnedAgents();
 
   constructor(options: OutboundGuardOptions) {
     this.#allow = new AllowList(options.allow ?? []);
-    this.#timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, "timeoutMs");
+    this.timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, "timeoutMs");
     this.#resolve = options.resolve ?? systemResolve;
   }
 
@@ -66,7 +68,7 @@ class Guard {
   }
 
   async safeFetch(url: string | URL, init: SafeFetchInit = {}): Promise<Response> {
-    const timeoutMs = init.timeoutMs === undefined ? this.#timeoutMs : checkTimeout(init.timeoutMs, "init.timeoutMs");
+    const timeoutMs = init.timeoutMs === undefined ? this.timeoutMs : checkTimeout(init.timeoutMs, "init.timeoutMs");
     const signal = deadline(init.signal, timeoutMs);
     signal.throwIfAborted(); // a caller that already gave up costs no DNS lookup
     // The first call loads undici while DNS answers, instead of after it.
@@ -96,6 +98,7 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
   return Object.freeze({
     validateUpstreamUrl: (url: string | URL) => guard.validateUpstreamUrl(url),
     safeFetch: (url: string | URL, init?: SafeFetchInit) => guard.safeFetch(url, init),
+    timeoutMs: guard.timeoutMs,
     close: () => guard.close(),
   });
 }
@@ -112,6 +115,9 @@ export function configureDefaultGuard(options: OutboundGuardOptions): void {
   defaultGuard = createOutboundGuard(options);
   previous.close().catch(() => {});
 }
+
+/** The process-wide guard as it is now, for what is built on it (safe-request.ts). */
+export const defaultOutboundGuard = (): OutboundGuard => defaultGuard;
 
 /** The process-wide guard's `validateUpstreamUrl`; async, as it resolves DNS. */
 export const validateUpstreamUrl = (url: string | URL): Promise<URL> => defaultGuard.validateUpstreamUrl(url);

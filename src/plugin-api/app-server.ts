@@ -19,6 +19,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { RpcError, StartupError } from "../errors/http-error.js";
 import { SsrfBlockedError, SsrfRedirectError } from "../outbound/errors.js";
 import { configureDefaultGuard, safeFetch, validateUpstreamUrl, type OutboundGuardOptions } from "../outbound/guard.js";
+import { safeRequest } from "../outbound/safe-request.js";
 import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
 import * as secureHelpers from "./secure-helpers.js";
 import { importServerExport, importServerModule, resolveServerTarget, type ServerTargetScope } from "./server-targets.js";
@@ -26,6 +27,8 @@ import { importServerExport, importServerModule, resolveServerTarget, type Serve
 export interface AppServerGlobal {
   validateUpstreamUrl: typeof validateUpstreamUrl;
   safeFetch: typeof safeFetch;
+  /** `safeFetch` with Node-style answers, buffered and capped (docs/outbound-guard.md). */
+  safeRequest: typeof safeRequest;
   SsrfBlockedError: typeof SsrfBlockedError;
   SsrfRedirectError: typeof SsrfRedirectError;
   RpcError: typeof RpcError;
@@ -74,6 +77,7 @@ export function createAppServerApi(options: AppServerApiOptions): AppServerGloba
     importServerExport: (ctx: unknown, target: unknown, exportName?: string) => importServerExport(scopeOf(ctx), ctx, target, exportName),
     validateUpstreamUrl,
     safeFetch,
+    safeRequest,
     SsrfBlockedError,
     SsrfRedirectError,
     RpcError,

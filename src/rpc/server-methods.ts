@@ -4,12 +4,15 @@
  * otherwise the `server` kind has no targets and they answer 404 RPC_UNKNOWN_TARGET.
  * They need a session and CSRF like any default method. In a cluster worker both answer
  * for the whole cluster: logs from the master's one buffer, status listing every worker.
+ * Both carry, beside their own fields, the ones xOpat's viewer reads (`devMode`, `scope`,
+ * the log filters and paging facts), so its plugins work against either server.
  */
 import type { ClusterHooks, ProcessStatus } from "../core/cluster-hooks.js";
-import { errorOf } from "../errors/http-error.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { LogRingBuffer } from "../log/ring-buffer.js";
+import { parseLogQuery } from "../log/log-query.js";
+import { describeLogBuffer, readLogPage } from "../log/log-page.js";
 import { resolvePolicy } from "../discovery/policy.js";
 import type { CoreFacade } from "../core/facade.js";
 
@@ -34,12 +37,10 @@ export interface DevServerInfo {
 
 export function addDevServerTargets(registry: Registry, core: DevServerInfo, sources: StatusSources): void {
   const { cluster } = sources;
-  const getLogs = (_ctx: unknown, payload?: { afterId?: unknown; limit?: unknown }) => {
-    const afterId = integerOr(payload?.afterId, 0, "afterId");
-    const limit = Math.min(integerOr(payload?.limit, 100, "limit"), 1000);
-    if (cluster) return cluster.readLogs(afterId, Math.max(0, limit));
-    if (!core.ringBuffer) return { entries: [], lastId: 0 };
-    return core.ringBuffer.read(afterId, Math.max(0, limit));
+  const getLogs = (scope: string) => async (_ctx: unknown, payload?: unknown) => {
+    const query = parseLogQuery(payload);
+    const page = cluster ? await cluster.readLogs(query) : readLogPage(core.ringBuffer, query);
+    return { devMode: true, scope, ...page };
   };
   // This process's share of the status; in a cluster the master gathers it from each worker.
   const processStatus = (): ProcessStatus => {
@@ -54,23 +55,36 @@ export function addDevServerTargets(registry: Registry, core: DevServerInfo, sou
     };
   };
   cluster?.serveStatus(processStatus);
-  const getStatus = async () => ({
-    pid: process.pid,
-    uptimeSec: Math.round((Date.now() - core.startedAt) / 1000),
-    version: core.version,
-    node: process.version,
-    dev: core.dev,
-    memory: process.memoryUsage(),
-    registry: describeRegistry(registry),
-    /** Plugins and modules that failed to load (their calls answer 503); why is in the log. */
-    failed: registry.failed().map(({ kind, id, file }) => ({ kind, id, file })),
-    ...sources.runtimeStatus(),
-    mode: cluster ? "cluster" : "single",
-    ...(cluster ? await cluster.clusterStatus() : { workers: [processStatus()] }),
-  });
-  const logs = getLogs as MethodEntry["fn"];
-  registry.add(serverTarget(core, "core", { getStatus, getLogs: logs }));
-  registry.add(serverTarget(core, "dev", { getLogs: logs }));
+  const getStatus = async (_ctx: unknown, payload?: unknown) => {
+    const now = Date.now();
+    // xOpat's viewer asks for counts only with `includeRegistry: false`; the detailed list goes too.
+    const withRegistry = !(typeof payload === "object" && payload !== null && (payload as { includeRegistry?: unknown }).includeRegistry === false);
+    return {
+      devMode: true,
+      scope: "server/core/getStatus",
+      pid: process.pid,
+      uptimeSec: Math.round((now - core.startedAt) / 1000),
+      uptimeMs: now - core.startedAt,
+      startedAt: new Date(core.startedAt).toISOString(),
+      now: new Date(now).toISOString(),
+      version: core.version,
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      dev: core.dev,
+      memory: process.memoryUsage(),
+      ...(withRegistry ? { registry: describeRegistry(registry) } : {}),
+      registrySummary: summarizeRegistry(registry, withRegistry),
+      /** Plugins and modules that failed to load (their calls answer 503); why is in the log. */
+      failed: registry.failed().map(({ kind, id, file }) => ({ kind, id, file })),
+      ...sources.runtimeStatus(),
+      mode: cluster ? "cluster" : "single",
+      // In a cluster, `logBuffer` describes the master's buffer, the one getLogs reads.
+      ...(cluster ? await cluster.clusterStatus() : { workers: [processStatus()], logBuffer: describeLogBuffer(core.ringBuffer) }),
+    };
+  };
+  registry.add(serverTarget(core, "core", { getStatus, getLogs: getLogs("server/core/getLogs") }));
+  registry.add(serverTarget(core, "dev", { getLogs: getLogs("server/dev/getLogs") }));
 }
 
 function serverTarget(core: DevServerInfo, id: string, fns: Record<string, MethodEntry["fn"]>): Target {
@@ -80,14 +94,6 @@ function serverTarget(core: DevServerInfo, id: string, fns: Record<string, Metho
     methods.set(name, { kind: "server", id, name, key, fn, file: undefined, fileVersion: undefined, policy: resolvePolicy(undefined, core.config.rpc, key, `server/${id}`) });
   }
   return { kind: "server", id, dir: "", files: [], methods, config: {}, secure: core.facade.server.secure, facade: core.facade, failure: undefined };
-}
-
-function integerOr(value: unknown, fallback: number, name: string): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw errorOf("RPC_BAD_REQUEST", { reason: `${name}-not-integer` }, `${name} must be a non-negative integer`);
-  }
-  return value;
 }
 
 /** Plugins and modules with their methods and policies, as plain JSON. */
@@ -104,4 +110,20 @@ export function describeRegistry(registry: Registry) {
         policy: { ...entry.policy, public: typeof entry.policy.public === "function" ? "function" : entry.policy.public },
       })),
     }));
+}
+
+/**
+ * xOpat's shape of the registry: counts and sorted ids (counts only without `withIds`).
+ * It sits beside `registry`, which stays the detailed list the dev console reads.
+ */
+export function summarizeRegistry(registry: Registry, withIds: boolean) {
+  const idsOf = (kind: string) =>
+    registry
+      .all()
+      .filter((target) => target.kind === kind)
+      .map((target) => target.id)
+      .sort();
+  const plugins = idsOf("plugin");
+  const modules = idsOf("module");
+  return { pluginCount: plugins.length, moduleCount: modules.length, ...(withIds ? { plugins, modules } : {}) };
 }

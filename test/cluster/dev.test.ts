@@ -49,6 +49,25 @@ describe("cluster dev mode", () => {
     }
   });
 
+  it("getLogs filters in the master's buffer, with the same paging facts as one process", async () => {
+    await Promise.all(["filterA", "filterB", "filterC"].map((tag) => rpcCall(cluster.url, "plugin/cl/note", viewer, [tag])));
+    for (const path of ["server/core/getLogs", "server/dev/getLogs"]) {
+      const answer = await rpcCall(cluster.url, path, viewer, [{ afterId: 0, limit: 2, search: "NOTE FILTER", levels: "log" }]);
+      expect(answer.status).toBe(200);
+      const page = answer.json.result;
+      expect(page).toMatchObject({ devMode: true, scope: path, hasMore: true, maxEntries: 10_000 });
+      expect(page.entries.map((entry: { msg: string; level: string }) => [entry.msg.slice(0, 11), entry.level])).toEqual([
+        ["note filter", "info"],
+        ["note filter", "info"],
+      ]);
+      expect(page.nextAfterId).toBe(page.entries[1].id);
+      const rest = (await rpcCall(cluster.url, path, viewer, [{ afterId: page.nextAfterId, search: "note filter" }])).json.result;
+      expect(rest.entries.map((entry: { msg: string }) => entry.msg)).toHaveLength(1);
+      expect(rest.hasMore).toBe(false);
+      expect(rest.totalBuffered).toBeGreaterThan(rest.entries.length);
+    }
+  });
+
   it("getStatus lists both workers with pid, uptime, in-flight calls and their runtime status", async () => {
     await rpcCall(cluster.url, "plugin/cl/limited", viewer, [1]);
     const answer = await rpcCall(cluster.url, "server/core/getStatus", viewer);
@@ -72,6 +91,10 @@ describe("cluster dev mode", () => {
     // The worker answering this very call has it in flight.
     const self = status.workers.find((worker: { pid: number }) => worker.pid === status.pid);
     expect(self.inFlight.rpc).toBeGreaterThanOrEqual(1);
+    // The log buffer getStatus describes is the master's, the one getLogs reads.
+    expect(status.logBuffer).toMatchObject({ available: true, maxEntries: 10_000 });
+    expect(status.logBuffer.totalBuffered).toBeGreaterThan(0);
+    expect(status.registrySummary).toEqual({ pluginCount: 1, moduleCount: 0, plugins: ["cl"], modules: [] });
     const cl = status.registry.find((target: { id: string }) => target.id === "cl");
     expect(cl.methods.map((method: { name: string }) => method.name).sort()).toEqual(["fail", "limited", "note", "pid", "slow"]);
   });

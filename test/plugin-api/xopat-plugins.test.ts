@@ -62,6 +62,7 @@ describe("methods written for xOpat", () => {
       frozen: true,
       required: "Missing secure configuration: plugins.provider-like.providerDefaults.nothing",
       devMode: false,
+      privateAddress: "SSRF_BLOCKED",
       coreSecureIsCtxSecure: true,
     });
     // The module's files share one instance of the registry: it was evaluated once, and the
