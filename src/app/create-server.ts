@@ -103,8 +103,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   const global = joinAppServerGlobal({
     dev,
     outbound,
-    registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn),
-    registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn),
+    registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn, "a boot hook (through APP_SERVER)"),
+    registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn, "a boot hook (through APP_SERVER)"),
   });
   try {
     return await assemble();
@@ -129,8 +129,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       // The APP_SERVER helpers, and what only a boot may do.
       bootApi: (item) => ({
         ...globalThis.APP_SERVER,
-        registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier),
-        registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier),
+        registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier, `${item.kind} ${item.id}`),
+        registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier, `${item.kind} ${item.id}`),
         registerServerRoute: (prefix, handler) => serverRoutes.register(item.kind, item.id, prefix, handler),
         config: config.itemConfig(item.kind, item.id),
         log: log.child({ [item.kind]: item.id }),
