@@ -35,7 +35,7 @@ async function reloadChanged(target: Target, defaults: RpcSettings, log: Logger,
     if (mtimeMs === file.mtimeMs) continue;
     await serverOnlyFiles.track(target.dir, [file.path]);
     try {
-      files[index] = await loadServerFile(file.path, mtimeMs);
+      files[index] = await loadServerFile(file.path, mtimeMs, file.bootHook);
       changed = true;
       log.info({ file: file.path }, "server file reloaded");
     } catch (error) {

@@ -142,4 +142,21 @@ describe("discovery", () => {
       await app.close();
     }
   });
+
+  it("in dev mode, an edited boot hook file keeps serving only its policy-listed methods, never register", async () => {
+    const root = tempApp({
+      files: { "modules/m/register.server.mjs": "export function register() {}\nexport const policy = { v: { auth: { public: true } } };\nexport function v() { return 1; }\nexport function helper() { return 'x'; }" },
+    });
+    const app = await startServer({ root, dev: true });
+    try {
+      expect((await rpc(app.url, "module/m/v")).body.result).toBe(1);
+      const file = join(root, "modules/m/register.server.mjs");
+      writeFileSync(file, "export function register() {}\nexport const policy = { v: { auth: { public: true } }, register: { auth: { public: true } } };\nexport function v() { return 2; }\nexport function helper() { return 'x'; }");
+      utimesSync(file, new Date(), new Date(Date.now() + 5000));
+      expect((await rpc(app.url, "module/m/v")).body.result).toBe(2);
+      for (const name of ["register", "helper"]) expect((await rpc(app.url, `module/m/${name}`)).body.code).toBe("RPC_UNKNOWN_METHOD");
+    } finally {
+      await app.close();
+    }
+  });
 });
