@@ -64,6 +64,23 @@ describe("citations a reader can follow", () => {
     }
     expect(found).toEqual([]);
   });
+
+  it("holds no leftover merge-conflict markers", () => {
+    // Built from parts so that this file does not match itself.
+    const marker = new RegExp(`^(?:${"<".repeat(7)} |${">".repeat(7)} )`);
+    const found: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file);
+      if (text.includes(0)) continue;
+      text
+        .toString("utf8")
+        .split("\n")
+        .forEach((line, index) => {
+          if (marker.test(line)) found.push(`${relative(REPO, file)}:${index + 1}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
 });
 
 describe("LICENSE", () => {

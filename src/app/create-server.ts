@@ -126,6 +126,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       log,
       serverOnlyFiles,
       serverRoutes,
+      onItemFailed: (item) => {
+        rpcVerifiers.removeOwner(`${item.kind} ${item.id}`);
+        proxyVerifiers.removeOwner(`${item.kind} ${item.id}`);
+      },
       // The APP_SERVER helpers, and what only a boot may do.
       bootApi: (item) => ({
         ...globalThis.APP_SERVER,
@@ -145,7 +149,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       builtinJwt.checkSettings({ rpcVerifiers, proxyVerifiers });
     });
     const facade = createCoreFacade({ dev, secure: itemSecure("server", "", Object.freeze({}), config.rpcVerifierView), domain: config.publicOrigin });
-    const targetScope = serverTargetScope(registry);
+    const targetScope = serverTargetScope(registry, dev);
     for (const target of [...registry.all(), { facade }]) bindFacadeScope(target.facade, targetScope);
     warnSessionlessMethods(registry.all(), log);
 
@@ -261,11 +265,11 @@ export async function readConfig(root: string, config: CreateServerOptions["conf
 }
 
 /** How server files are reached from a `ctx` of this server (APP_SERVER.importServerModule). */
-function serverTargetScope(registry: Registry): ServerTargetScope {
+function serverTargetScope(registry: Registry, dev: boolean): ServerTargetScope {
   const itemDirs = new Map<string, string>();
   for (const target of registry.all()) if (target.kind !== "server") itemDirs.set(`${target.kind}/${target.id}`, target.dir);
   // The version a dev reload loaded, so that every import of a file gets its one instance.
-  return { itemDirs, importFile: (file) => importServerFile(file, registry.fileVersion(file)) };
+  return { itemDirs, importFile: (file) => importServerFile(file, registry.fileVersion(file)), resolved: dev ? undefined : new Map() };
 }
 
 /** A config check that fails because an item failed (its verifier never registered, say) names that item. */

@@ -26,6 +26,15 @@ export class VerifierRegistry<Fn extends (...args: never[]) => unknown> {
     this.#owners.set(name, owner);
   }
 
+  /** Drops what an owner registered (a plugin that failed to load must not keep checking calls). */
+  removeOwner(owner: string): void {
+    for (const [name, registeredBy] of this.#owners) {
+      if (registeredBy !== owner) continue;
+      this.#owners.delete(name);
+      this.#verifiers.delete(name);
+    }
+  }
+
   get(name: string): Fn | undefined {
     return this.#verifiers.get(name);
   }

@@ -44,6 +44,8 @@ export interface DiscoverOptions {
   serverOnlyFiles: ServerOnlyFiles;
   /** Filled by boot hooks; a failed item's routes are dropped. */
   serverRoutes: ServerRoutes;
+  /** Called when an item fails, to drop what its boot hook registered elsewhere (verifiers). */
+  onItemFailed(item: FoundItem): void;
   bootApi(item: FoundItem, target: Target): BootApi;
 }
 
@@ -65,6 +67,7 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
     target.failure = failure;
     target.methods = new Map();
     options.serverRoutes.removeItem(item.kind, item.id);
+    options.onItemFailed(item);
     log.error({ kind: item.kind, id: item.id, file: failure.file, err: (error as Error)?.cause ?? error }, `${item.kind} ${item.id} failed to load, and answers 503 until it is fixed: ${failure.message}`);
   };
 

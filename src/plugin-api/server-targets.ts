@@ -10,13 +10,19 @@
  *   { kind, id, path }                      as given (kind "self" is the caller's item)
  */
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isAbsolute, posix, relative, resolve, sep } from "node:path";
 
 /** Where the items of one server live, and how it imports a server file. */
 export interface ServerTargetScope {
   /** `kind/id` → the item's folder. */
   itemDirs: ReadonlyMap<string, string>;
   importFile(file: string): Promise<Record<string, unknown>>;
+  /**
+   * Resolved targets, when files do not change while the server runs (outside dev mode):
+   * plugins call importServerExport on every request, and each resolution costs a few
+   * stat and realpath calls.
+   */
+  resolved?: Map<string, string>;
 }
 
 const SERVER_FILE = /\.server\.(?:js|mjs|ts)$/i;
@@ -64,6 +70,16 @@ async function isFile(path: string): Promise<boolean> {
 /** The absolute path of the server file a target names. */
 export async function resolveServerTarget(scope: ServerTargetScope, ctx: unknown, target: unknown): Promise<string> {
   const parsed = parseTarget(ctx, target);
+  // Normalised, so that spellings of one path (which a caller might build from input) share one entry.
+  const key = `${parsed.kind}/${parsed.id}\0${posix.normalize(parsed.path.replace(/\\/g, "/").replace(/^\/+/, ""))}`;
+  const known = scope.resolved?.get(key);
+  if (known !== undefined) return known;
+  const file = await findServerTarget(scope, parsed, target);
+  scope.resolved?.set(key, file);
+  return file;
+}
+
+async function findServerTarget(scope: ServerTargetScope, parsed: ParsedTarget, target: unknown): Promise<string> {
   const dir = scope.itemDirs.get(`${parsed.kind}/${parsed.id}`);
   if (dir === undefined) throw new Error(`Unknown ${parsed.kind} '${parsed.id}'`);
   const escapes = () => new Error(`Server target ${JSON.stringify(target)} escapes the folder of ${parsed.kind} '${parsed.id}'`);

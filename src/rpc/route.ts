@@ -14,6 +14,7 @@ import type { SessionCheck } from "../auth/session-cache.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/verifier-types.js";
 import type { ResolvedConfig } from "../config/resolve.js";
+import type { CoreFacade } from "../core/facade.js";
 import type { Registry } from "../discovery/registry.js";
 import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import type { EventListeners } from "../log/events.js";
@@ -42,6 +43,11 @@ export interface RpcRouteOptions {
   serverOnlyFiles: ServerOnlyFiles;
   sessionChecks: SessionCheck;
   rpcVerifiers: VerifierRegistry<RpcVerifier>;
+  /**
+   * What a verifier gets as `core`: the server's own, not the called item's, so that a
+   * verifier registered by one plugin never reads another's secure config.
+   */
+  facade: CoreFacade;
   runtime: RpcRuntime;
 }
 
@@ -117,7 +123,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
                 requireSession: entry.policy.requireSession,
               },
               options.rpcVerifiers,
-              target.facade,
+              options.facade,
               options.log,
             ),
           )

@@ -23,4 +23,12 @@ describe("verifier names", () => {
       await app.close();
     }
   });
+
+  it("drop the verifiers of an item that failed; a context naming one stops the start, naming the item", async () => {
+    const root = tempApp({
+      files: { "modules/d/register.server.mjs": "export function register(api) { api.registerRpcAuthVerifier('dv', () => true); throw new Error('later failure'); }" },
+    });
+    const config = { server: { secure: { rpcVerifiers: { partner: { verifiers: { dv: {} } } } } } };
+    await expect(startServer({ root, config })).rejects.toThrow(/dv.*\(failed to load: module d\)/);
+  });
 });

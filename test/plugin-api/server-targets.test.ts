@@ -59,4 +59,13 @@ describe("server targets", () => {
     await expect(resolveServerTarget(scope, { kind: "server", itemId: "core" }, "./x")).rejects.toThrow(/needs the ctx of a plugin or module/);
     await expect(resolveServerTarget(scope, ctx, "https://example.com/x")).rejects.toThrow(/Unsupported server target/);
   });
+
+  it("remember resolutions when given a cache (outside dev mode): one entry per path, however it is spelt; refusals are not kept", async () => {
+    const cached = { ...scope, resolved: new Map<string, string>() };
+    for (const spelling of ["module:lib/tools/util", "module:lib/tools/./util", "module:lib//tools/util"]) {
+      expect(await resolveServerTarget(cached, ctx, spelling)).toBe(join(root, "modules/lib/tools/util.server.mjs"));
+    }
+    await expect(resolveServerTarget(cached, ctx, "module:lib/links/secret")).rejects.toThrow(/escapes/);
+    expect([...cached.resolved.values()]).toEqual([join(root, "modules/lib/tools/util.server.mjs")]);
+  });
 });

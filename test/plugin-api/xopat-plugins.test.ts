@@ -101,7 +101,7 @@ describe("methods written for xOpat", () => {
 describe("verifiers registered by a boot hook, configured with settings", () => {
   it("RPC: the verifier gets its verifierConfig and sets ctx.user", async () => {
     const passed = await rpc(app.url, "module/oidc-like/whoIsCalling", { body: { args: [], contextId: "idp" }, headers: { authorization: `Bearer ${IDP_TOKEN}` } });
-    expect([passed.status, passed.body.result]).toEqual([200, { user: { sub: "idp-user" }, contextId: "idp" }]);
+    expect([passed.status, passed.body.result]).toEqual([200, { user: { sub: "idp-user", secureKeys: ["rpcVerifiers"] }, contextId: "idp" }]);
     const refused = await rpc(app.url, "module/oidc-like/whoIsCalling", { body: { args: [], contextId: "idp" }, headers: { authorization: "Bearer wrong" } });
     expect([refused.status, refused.body.code]).toEqual([401, "RPC_AUTH_FAILED"]);
   });
