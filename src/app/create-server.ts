@@ -268,8 +268,9 @@ export async function readConfig(root: string, config: CreateServerOptions["conf
 function serverTargetScope(registry: Registry, dev: boolean): ServerTargetScope {
   const itemDirs = new Map<string, string>();
   for (const target of registry.all()) if (target.kind !== "server") itemDirs.set(`${target.kind}/${target.id}`, target.dir);
+  if (!dev) return { itemDirs, importFile: (file) => importServerFile(file), resolved: new Map() };
   // The version a dev reload loaded, so that every import of a file gets its one instance.
-  return { itemDirs, importFile: (file) => importServerFile(file, registry.fileVersion(file)), resolved: dev ? undefined : new Map() };
+  return { itemDirs, importFile: (file) => importServerFile(file, registry.fileVersion(file)) };
 }
 
 /** A config check that fails because an item failed (its verifier never registered, say) names that item. */

@@ -37,7 +37,7 @@ export class SessionSigner {
     const id = randomBytes(18).toString("base64url");
     const expiresAt = Math.floor(nowMs / 1000) + this.#ttlSec;
     const body = `v1.${id}.${expiresAt}`;
-    return { token: `${body}.${this.#mac("session:" + body)}`, session: { id, expiresAt, createdAt: (expiresAt - this.#ttlSec) * 1000 } };
+    return { token: `${body}.${this.#mac("session:" + body)}`, session: this.#session(id, expiresAt) };
   }
 
   /** The session a cookie value stands for, or null when it is malformed, forged or expired. */
@@ -50,6 +50,10 @@ export class SessionSigner {
     if (!safeEqual(mac, this.#mac(`session:v1.${id}.${expires}`))) return null;
     const expiresAt = Number(expires);
     if (expiresAt * 1000 <= nowMs) return null;
+    return this.#session(id, expiresAt);
+  }
+
+  #session(id: string, expiresAt: number): Session {
     return { id, expiresAt, createdAt: (expiresAt - this.#ttlSec) * 1000 };
   }
 

@@ -9,7 +9,7 @@
  * instead (README "Server methods").
  */
 import type { ResolvedConfig } from "../config/resolve.js";
-import { itemSecure, mergeSecureTiers } from "../config/secure-config.js";
+import { itemSecure, mergeSecureTiers, type SecureBlock } from "../config/secure-config.js";
 import { createCoreFacade } from "../core/facade.js";
 import { StartupError } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
@@ -72,17 +72,17 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
   };
 
   for (const item of items) {
-    const target = emptyTarget(item, config, options.dev);
+    let block: SecureBlock = Object.freeze({});
+    let unreadable: unknown;
+    try {
+      block = mergeSecureTiers(await readAuthorConfig(item.dir), config.secureItemConfig(item.kind, item.id));
+    } catch (error) {
+      unreadable = error;
+    }
+    const target = newTarget(item, block, config, options.dev);
     targets.set(item, target);
     registry.add(target);
-    try {
-      const author = await readAuthorConfig(item.dir);
-      const block = mergeSecureTiers(author, config.secureItemConfig(item.kind, item.id));
-      target.secure = itemSecure(item.kind, item.id, block, config.rpcVerifierView);
-      target.facade = createCoreFacade({ dev: options.dev, secure: target.secure, domain: config.publicOrigin });
-    } catch (error) {
-      fail(item, new ItemLoadError(undefined, error));
-    }
+    if (unreadable !== undefined) fail(item, new ItemLoadError(undefined, unreadable));
   }
   for (const item of items) {
     const target = targets.get(item)!;
@@ -107,8 +107,8 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
   return registry;
 }
 
-function emptyTarget(item: FoundItem, config: ResolvedConfig, dev: boolean): Target {
-  const secure = itemSecure(item.kind, item.id, Object.freeze({}), config.rpcVerifierView);
+function newTarget(item: FoundItem, block: SecureBlock, config: ResolvedConfig, dev: boolean): Target {
+  const secure = itemSecure(item.kind, item.id, block, config.rpcVerifierView);
   return {
     kind: item.kind,
     id: item.id,

@@ -82,12 +82,14 @@ describe("discovery", () => {
         "modules/hook/register.server.mjs": "export function register(api) { api.registerServerRoute('/hooked', () => {}); throw new Error('boom in register'); }",
         "modules/hook/m.server.mjs": "export const policy = { m: { auth: { public: true } } }; export function m() { return 1; }",
         "plugins/fine/a.server.mjs": "export const policy = { ok: { auth: { public: true } } }; export function ok() { return 'fine'; }",
+        "plugins/badjson/server.json": "{ \"providerDefaults\": ",
+        "plugins/badjson/a.server.mjs": "export const policy = { m: { auth: { public: true } } }; export function m() { return 1; }",
       },
     });
     const app = await startServer({ root, dev: true });
     try {
       expect((await rpc(app.url, "plugin/fine/ok")).body.result).toBe("fine");
-      for (const path of ["plugin/broken/x", "plugin/dup/same", "plugin/badpolicy/m", "module/hook/m"]) {
+      for (const path of ["plugin/broken/x", "plugin/dup/same", "plugin/badpolicy/m", "plugin/badjson/m", "module/hook/m"]) {
         const answer = await rpc(app.url, path);
         expect([path, answer.status, answer.body.code]).toEqual([path, 503, "RPC_TARGET_UNAVAILABLE"]);
         // Why is for the log, not the caller.
@@ -96,8 +98,9 @@ describe("discovery", () => {
       // A failed item's routes are dropped with it.
       expect((await send(app.url, "/hooked")).status).toBe(404);
       const errors = app.logs.lines.filter((line) => line.level === 50 && /failed to load/.test(String(line.msg)));
-      // Boot hooks run before server files load, so the hook's failure comes first.
+      // In the order of the start: server.json first, then boot hooks, then server files.
       expect(errors.map((line) => [line.kind, line.id])).toEqual([
+        ["plugin", "badjson"],
         ["module", "hook"],
         ["plugin", "badpolicy"],
         ["plugin", "broken"],
@@ -105,9 +108,10 @@ describe("discovery", () => {
       ]);
       expect(errors.find((line) => line.id === "broken")!.file).toBe(join(root, "plugins/broken/a.server.mjs"));
       expect(String(errors.find((line) => line.id === "hook")!.msg)).toMatch(/register\(\) threw: boom in register/);
+      expect(String(errors.find((line) => line.id === "badjson")!.msg)).toContain(`${join(root, "plugins/badjson/server.json")}:1:`);
       const viewer = await openViewer(app.url);
       const status = await rpc(app.url, "server/core/getStatus", { viewer });
-      expect(status.body.result.failed.map((item: { id: string }) => item.id)).toEqual(["badpolicy", "broken", "dup", "hook"]);
+      expect(status.body.result.failed.map((item: { id: string }) => item.id)).toEqual(["badjson", "badpolicy", "broken", "dup", "hook"]);
     } finally {
       await app.close();
     }
