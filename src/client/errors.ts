@@ -7,7 +7,10 @@
  *   `HTTP_<status>` when the body carries none.
  * - `TimeoutError` (`CLIENT_TIMEOUT`): one attempt took longer than `timeoutMs`.
  * - `ResponseParseError` (`CLIENT_BAD_RESPONSE`): a 2xx body that `expect: "json"`
- *   (or a JSON content type under `expect: "auto"`) could not parse.
+ *   (or a JSON content type under `expect: "auto"`) could not parse, or a malformed
+ *   line of a stream.
+ * - `StreamError`: a stream that ended or stopped before its last record
+ *   (`CLIENT_STREAM_TRUNCATED`, `RPC_STREAM_TRUNCATED`, `RPC_STREAM_STALLED`).
  *
  * A caller's own abort rejects with the signal's reason (a DOMException named
  * `AbortError` unless the caller chose another), and a network failure with the
@@ -66,13 +69,35 @@ export class ResponseParseError extends Error {
   readonly url: string;
   readonly method: string;
 
-  constructor(method: string, url: string, status: number, body: string, cause: unknown) {
-    super(`${method} ${url} answered ${status} with a body that is not valid JSON`, { cause });
+  constructor(method: string, url: string, status: number, body: string, cause: unknown, message?: string) {
+    super(message ?? `${method} ${url} answered ${status} with a body that is not valid JSON`, { cause });
     this.name = "ResponseParseError";
     this.status = status;
     this.body = body;
     this.url = url;
     this.method = method;
+  }
+}
+
+export type StreamErrorCode = "CLIENT_STREAM_TRUNCATED" | "RPC_STREAM_TRUNCATED" | "RPC_STREAM_STALLED";
+
+/**
+ * A stream that did not reach its end: the connection closed mid-record
+ * (`CLIENT_STREAM_TRUNCATED`), an RPC stream ended without its terminal record
+ * (`RPC_STREAM_TRUNCATED`), or went silent for longer than `stallTimeoutMs`
+ * (`RPC_STREAM_STALLED`). Whatever arrived before is never taken for a success.
+ */
+export class StreamError extends Error {
+  readonly code: StreamErrorCode;
+  readonly url: string;
+  readonly method: string;
+
+  constructor(code: StreamErrorCode, message: string, init: { url: string; method: string; cause?: unknown }) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "StreamError";
+    this.code = code;
+    this.url = init.url;
+    this.method = init.method;
   }
 }
 

@@ -11,10 +11,11 @@
 import { appUser } from "./app-user.js";
 import { addAuthHandler, buildAuthHeaders, removeAuthHandler, secretsChanged } from "./auth-handlers.js";
 import { awaitSecretRefresh, canRefresh, DEFAULT_REFRESH_TIMEOUT_MS } from "./auth-refresh.js";
-import { isStream, prepareBody, type PreparedBody } from "./body.js";
+import { isStream, prepareBody, readSuccessBody, type PreparedBody } from "./body.js";
 import { abortableSleep } from "./retry.js";
-import { sendWithRetries, type Outcome, type Timing } from "./send.js";
+import { sendWithRetries, type ReadOk, type Timing } from "./send.js";
 import { notifySessionLoss } from "./session-recovery.js";
+import { NdjsonResponse, type StreamResponse } from "./stream-response.js";
 import type {
   AuthHandler,
   AuthOptions,
@@ -23,11 +24,16 @@ import type {
   HttpMethod,
   RequestOptions,
   SecretStore,
+  StreamOptions,
 } from "./types.js";
 import { buildUrl, isAbsoluteHttpUrl, isSameOrigin, readCsrfToken } from "./url.js";
 
 export const CSRF_HEADER = "X-APP-CSRF";
 export const AUTH_REQUIRED_WARNING = "auth.required=true for proxy request but no secrets found";
+
+/** How long an RPC stream may go without a record before it counts as stalled. */
+export const DEFAULT_STALL_TIMEOUT_MS = 45_000;
+const NDJSON_ACCEPT = "application/x-ndjson";
 
 const METHODS: ReadonlySet<string> = new Set<HttpMethod>(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 const EXPECT_MODES: ReadonlySet<string> = new Set<ExpectMode>(["json", "text", "auto"]);
@@ -68,10 +74,12 @@ export class HttpClient {
   readonly secretStore: SecretStore;
   readonly timeoutMs: number;
   readonly maxRetries: number;
+  /** The default `stallTimeoutMs` of the `$stream` calls this client carries. */
+  readonly stallTimeoutMs: number;
   readonly #warnedTypes = new Set<string>();
 
   constructor(options: HttpClientOptions = {}) {
-    const { baseURL, proxy, auth, secretStore, timeoutMs = 30_000, maxRetries = 3 } = options;
+    const { baseURL, proxy, auth, secretStore, timeoutMs = 30_000, maxRetries = 3, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS } = options;
     if (baseURL !== undefined && typeof baseURL !== "string") throw new TypeError("HttpClient: baseURL must be a string");
     if (proxy !== undefined && (typeof proxy !== "string" || proxy === "")) {
       throw new TypeError("HttpClient: proxy must be a non-empty alias name");
@@ -81,6 +89,7 @@ export class HttpClient {
     }
     checkTimeout(timeoutMs, "timeoutMs");
     checkRetries(maxRetries, "maxRetries");
+    checkTimeout(stallTimeoutMs, "stallTimeoutMs");
     const store = secretStore ?? appUser;
     if (typeof store?.getSecret !== "function") throw new TypeError("HttpClient: secretStore needs a getSecret(type, contextId) method");
     this.baseURL = baseURL === "" ? undefined : baseURL;
@@ -89,6 +98,7 @@ export class HttpClient {
     this.secretStore = store;
     this.timeoutMs = timeoutMs;
     this.maxRetries = maxRetries;
+    this.stallTimeoutMs = stallTimeoutMs;
   }
 
   get<T = unknown>(path: string, options?: ShorthandOptions): Promise<T> {
@@ -120,6 +130,32 @@ export class HttpClient {
     const method = normaliseMethod(options.method);
     const expect = options.expect ?? "auto";
     if (!EXPECT_MODES.has(expect)) throw new TypeError(`HttpClient: expect must be "json", "text" or "auto", not ${String(expect)}`);
+    const accept = expect === "json" ? "application/json" : undefined;
+    return this.#exchange(path, method, options, accept, (response, url) => readSuccessBody(response, expect, method, url)) as Promise<T>;
+  }
+
+  /**
+   * Sends a request (POST unless `method` says otherwise) and resolves as soon as the
+   * headers of an OK answer are in, to a handle whose `lines()` reads the body as NDJSON
+   * while it arrives. Auth, CSRF, proxy mode, retries and the 401 refresh are those of
+   * `request()`, but only up to that answer: a stream that has begun is never sent again.
+   * `timeoutMs` bounds each attempt's wait for the headers; the body has no timeout (end
+   * it with `signal` or `cancel()`). A non-2xx answer rejects as `request()` would.
+   */
+  async stream(path: string, options: StreamOptions = {}): Promise<StreamResponse> {
+    const method = normaliseMethod(options.method ?? "POST");
+    const signal = options.signal;
+    return this.#exchange(path, method, options, NDJSON_ACCEPT, async (response, url) => new NdjsonResponse(response, method, url, signal));
+  }
+
+  /** The transport steps `request()` and `stream()` share, up to an OK answer. */
+  async #exchange<T>(
+    path: string,
+    method: string,
+    options: StreamOptions,
+    accept: string | undefined,
+    readOk: (response: Response, url: string) => Promise<T>,
+  ): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     checkTimeout(timeoutMs, "timeoutMs");
     const url = buildUrl(path, this.baseURL, this.proxy, options.query);
@@ -129,18 +165,19 @@ export class HttpClient {
     checkRetries(maxRetries, "maxRetries");
     const signal = options.signal;
     if (signal?.aborted) throw signal.reason;
+    const read: ReadOk<T> = (response) => readOk(response, url);
 
-    const send = async (firstPass: boolean): Promise<{ outcome: Outcome; secrets: Map<string, string> }> => {
-      const { headers, secrets } = await this.#headers(url, method, prepared, options.headers, expect, firstPass);
-      const attempt = { url, method, headers, body: prepared.body, stream: isStream(prepared.body), expect, timeoutMs, signal };
-      return { outcome: await sendWithRetries(attempt, maxRetries, HttpClient.timing), secrets };
+    const send = async (firstPass: boolean) => {
+      const { headers, secrets } = await this.#headers(url, method, prepared, options.headers, accept, firstPass);
+      const attempt = { url, method, headers, body: prepared.body, stream: isStream(prepared.body), timeoutMs, signal };
+      return { outcome: await sendWithRetries(attempt, read, maxRetries, HttpClient.timing), secrets };
     };
 
     let { outcome, secrets } = await send(true);
     if (!outcome.ok && outcome.error.status === 401 && prepared.replayable && (await this.#refreshed(secrets, signal))) {
       ({ outcome } = await send(false));
     }
-    if (outcome.ok) return outcome.value as T;
+    if (outcome.ok) return outcome.value;
     // Only the proxy's refusals are this client's to report; an RPC call's are reported
     // by the RPC layer, which also sees transports that are not HttpClients.
     if (this.proxy !== undefined) notifySessionLoss(outcome.error, "proxy");
@@ -152,12 +189,12 @@ export class HttpClient {
     method: string,
     prepared: PreparedBody,
     callerHeaders: HeadersInit | undefined,
-    expect: ExpectMode,
+    accept: string | undefined,
     warn: boolean,
   ): Promise<{ headers: Headers; secrets: Map<string, string> }> {
     const headers = new Headers();
     if (prepared.contentType !== undefined) headers.set("Content-Type", prepared.contentType);
-    if (expect === "json") headers.set("Accept", "application/json");
+    if (accept !== undefined) headers.set("Accept", accept);
 
     const { headers: authHeaders, secrets } = await buildAuthHeaders(this.auth, this.secretStore, url, method, (type) =>
       this.#warnNoHandler(type),

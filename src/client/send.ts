@@ -1,12 +1,13 @@
 /**
  * One request pass: attempts with a per-attempt timeout, retried as
- * docs/browser-client.md "Retries and timeouts" says. Each attempt reads the whole body
- * before its timer stops, so a server that sends headers and then stalls still times out.
+ * docs/browser-client.md "Retries and timeouts" says. The timer runs until `readOk` has
+ * finished with the OK response: `request()` reads the whole body there, so a server that
+ * sends headers and then stalls still times out, while `stream()` hands the response on
+ * at once and owns the body's lifetime itself.
  */
-import { readErrorBody, readSuccessBody } from "./body.js";
+import { readErrorBody } from "./body.js";
 import { httpErrorFrom, TimeoutError, type HttpError } from "./errors.js";
 import { backoffDelay, isIdempotent, isRetryableStatus, retryAfterDelay } from "./retry.js";
-import type { ExpectMode } from "./types.js";
 
 export interface Timing {
   /** Waits between attempts; must reject with the signal's reason when it aborts. */
@@ -21,18 +22,20 @@ export interface Attempt {
   headers: Headers;
   body: BodyInit | undefined;
   stream: boolean;
-  expect: ExpectMode;
   timeoutMs: number;
   signal: AbortSignal | undefined;
 }
 
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: HttpError; retryAfter: string | null };
+/** What an attempt makes of an OK response, while the attempt's timer still runs. */
+export type ReadOk<T> = (response: Response) => Promise<T>;
 
-export async function sendWithRetries(attempt: Attempt, maxRetries: number, timing: Timing): Promise<Outcome> {
+export type Outcome<T = unknown> = { ok: true; value: T } | { ok: false; error: HttpError; retryAfter: string | null };
+
+export async function sendWithRetries<T>(attempt: Attempt, readOk: ReadOk<T>, maxRetries: number, timing: Timing): Promise<Outcome<T>> {
   for (let retry = 0; ; retry += 1) {
-    let outcome: Outcome;
+    let outcome: Outcome<T>;
     try {
-      outcome = await sendOnce(attempt);
+      outcome = await sendOnce(attempt, readOk);
     } catch (error) {
       // fetch reports a network failure as a TypeError; whether the server saw the
       // request is unknown, so only a method that may run twice is sent again.
@@ -51,7 +54,7 @@ async function pause(ms: number, signal: AbortSignal | undefined, timing: Timing
   if (signal?.aborted) throw signal.reason;
 }
 
-async function sendOnce(attempt: Attempt): Promise<Outcome> {
+async function sendOnce<T>(attempt: Attempt, readOk: ReadOk<T>): Promise<Outcome<T>> {
   const { url, method, signal, timeoutMs } = attempt;
   if (signal?.aborted) throw signal.reason;
   const controller = new AbortController();
@@ -75,7 +78,7 @@ async function sendOnce(attempt: Attempt): Promise<Outcome> {
     };
     if (attempt.stream) init.duplex = "half";
     const response = await globalThis.fetch(url, init);
-    if (response.ok) return { ok: true, value: await readSuccessBody(response, attempt.expect, method, url) };
+    if (response.ok) return { ok: true, value: await readOk(response) };
     const body = await readErrorBody(response, method);
     return { ok: false, error: httpErrorFrom(response, body, method, url), retryAfter: response.headers.get("retry-after") };
   } catch (error) {

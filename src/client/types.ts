@@ -69,6 +69,11 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** Retries on 429 and 5xx (docs/browser-client.md "Retries and timeouts"); default 3; 0 disables. */
   maxRetries?: number;
+  /**
+   * How long a `$stream` call carried by this client may go without a record (pings
+   * count) before it fails with `RPC_STREAM_STALLED`; default 45000; 0 disables it.
+   */
+  stallTimeoutMs?: number;
 }
 
 export interface RequestOptions {
@@ -87,6 +92,13 @@ export interface RequestOptions {
   /** Overrides the client's `maxRetries` for this request. */
   maxRetries?: number;
 }
+
+/**
+ * Options of `HttpClient.stream()`: those of `request()` but `expect`. There `method`
+ * defaults to `POST`, and `timeoutMs` bounds each attempt's wait for the answer's
+ * headers only: the body has no timeout (end it with `signal` or `cancel()`).
+ */
+export type StreamOptions = Omit<RequestOptions, "expect">;
 
 /** Payload of `requestSecretUpdate`, `secret-updated` and `secret-removed`. */
 export interface SecretEventPayload {

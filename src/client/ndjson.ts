@@ -1,0 +1,68 @@
+/**
+ * Newline-delimited JSON in (docs/browser-client.md "`HttpClient.stream`"): bytes arrive in
+ * chunks that split lines and even UTF-8 characters anywhere, so the text is decoded in
+ * stream mode and only complete lines are parsed. A line may end in `\r\n`; blank lines
+ * are skipped. A malformed complete line is an error, not a line to skip: what follows it
+ * could not be trusted either.
+ */
+import { ResponseParseError, StreamError } from "./errors.js";
+
+/** The request a stream answers, for the errors it raises. */
+export interface StreamOrigin {
+  method: string;
+  url: string;
+  status: number;
+}
+
+const SKIP: unique symbol = Symbol("skip");
+
+export class NdjsonDecoder {
+  readonly #decoder = new TextDecoder("utf-8");
+  readonly #origin: StreamOrigin;
+  #pending = "";
+
+  constructor(origin: StreamOrigin) {
+    this.#origin = origin;
+  }
+
+  /** The records completed by this chunk, in order. */
+  push(chunk: Uint8Array): unknown[] {
+    const text = this.#pending + this.#decoder.decode(chunk, { stream: true });
+    const records: unknown[] = [];
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const record = this.#parse(text.slice(start, end), false);
+      if (record !== SKIP) records.push(record);
+      start = end + 1;
+    }
+    this.#pending = text.slice(start);
+    return records;
+  }
+
+  /** The last record when the body ended without a newline after it. */
+  end(): unknown[] {
+    const rest = this.#pending + this.#decoder.decode();
+    this.#pending = "";
+    const record = this.#parse(rest, true);
+    return record === SKIP ? [] : [record];
+  }
+
+  #parse(raw: string, last: boolean): unknown {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line.trim() === "") return SKIP;
+    try {
+      return JSON.parse(line) as unknown;
+    } catch (error) {
+      const { method, url, status } = this.#origin;
+      if (last) {
+        // Complete lines end in a newline; one without it that does not parse was cut off.
+        throw new StreamError("CLIENT_STREAM_TRUNCATED", `${method} ${url}: the stream ended truncated mid-record`, {
+          url,
+          method,
+          cause: error,
+        });
+      }
+      throw new ResponseParseError(method, url, status, line, error, `${method} ${url} sent a stream line that is not valid JSON`);
+    }
+  }
+}
