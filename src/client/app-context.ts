@@ -7,8 +7,11 @@
 import { HttpClient } from "./http-client.js";
 import { pageSingleton } from "./shared.js";
 
-/** What the RPC helpers need from a client: HttpClient or anything with its `request`. */
-export type RpcTransport = Pick<HttpClient, "request">;
+/**
+ * What the RPC helpers need from a client: HttpClient, or anything with its `request`
+ * (and its `stream` for `$stream` calls, which use its `stallTimeoutMs` as their default).
+ */
+export type RpcTransport = Pick<HttpClient, "request"> & Partial<Pick<HttpClient, "stream" | "stallTimeoutMs">>;
 
 interface AppContext {
   httpClient: RpcTransport | undefined;

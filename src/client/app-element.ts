@@ -14,7 +14,8 @@
  * "plugin", id: "weather" }); } }`) for code that is not itself a DOM element.
  */
 import type { RpcTransport } from "./app-context.js";
-import { chosenTransport, methodProxy, rpcCall, rpcPath, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
+import { chosenTransport, rpcPath, type RpcKind } from "./rpc.js";
+import { rpcTarget, type RpcTarget } from "./rpc-proxy.js";
 
 export interface AppElementTarget {
   kind: RpcKind;
@@ -48,21 +49,13 @@ export class AppElement {
 
   /**
    * The methods of this element's plugin or module: `this.server(options).name(input,
-   * callOptions)`. Auth headers are entirely the chosen client's; `options` only pick the
+   * callOptions)`, and `this.server(options).$stream.name(input, callOptions)` for a
+   * streaming one. Auth headers are entirely the chosen client's; `options` only pick the
    * client and the defaults of `contextId` and `viewerId`.
    */
   server(options: ServerOptions = {}): RpcTarget {
     const { kind, id } = this;
-    return methodProxy((method, input, callOptions: RpcCallOptions | undefined) =>
-      rpcCall({
-        path: rpcPath(kind, id, method),
-        input,
-        contextId: callOptions?.contextId ?? options.contextId,
-        viewerId: callOptions?.viewerId ?? options.viewerId,
-        signal: callOptions?.signal,
-        timeoutMs: callOptions?.timeoutMs,
-        client: chosenTransport(callOptions) ?? chosenTransport(options),
-      }),
-    );
+    const defaults = { contextId: options.contextId, viewerId: options.viewerId, client: chosenTransport(options) };
+    return rpcTarget((method) => rpcPath(kind, id, method), () => defaults);
   }
 }

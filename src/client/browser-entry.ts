@@ -2,9 +2,9 @@
  * /__app/client.js: installs the browser library on `window` for pages without a bundler
  * (README "Calling the server from the browser"). `window.AppUser` is the page's secret
  * store instance, as pages use it (`AppUser.setSecret(...)`); the class is
- * `window.AppUserStore`. TimeoutError and ResponseParseError are not made globals (a page
- * may have its own names); tell them apart by `err.name` or `err.code`, or import them
- * from the ESM entry.
+ * `window.AppUserStore`. TimeoutError, ResponseParseError and StreamError are not made
+ * globals (a page may have its own names); tell them apart by `err.name` or `err.code`,
+ * or import them from the ESM entry.
  */
 import { AppElement } from "./app-element.js";
 import { AppUser, appUser } from "./app-user.js";

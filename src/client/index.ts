@@ -5,14 +5,18 @@
  */
 export { HttpClient, CSRF_HEADER, AUTH_REQUIRED_WARNING } from "./http-client.js";
 export type { ResolvedAuth, ShorthandOptions, BodyShorthandOptions } from "./http-client.js";
-export { HttpError, TimeoutError, ResponseParseError } from "./errors.js";
+export { HttpError, TimeoutError, ResponseParseError, StreamError } from "./errors.js";
+export type { StreamErrorCode } from "./errors.js";
 export { AppUser, appUser, APP_USER_EVENTS } from "./app-user.js";
 export type { EventHandler } from "./app-user.js";
 export { AppElement } from "./app-element.js";
 export type { AppElementTarget, ServerOptions } from "./app-element.js";
 export { createXServer } from "./xserver.js";
 export type { XServer, XServerOptions, LogsPayload, LogsAnswer, LogEntry } from "./xserver.js";
-export type { RpcCallOptions, RpcKind, RpcMethod, RpcTarget } from "./rpc.js";
+export type { RpcCallOptions, RpcKind } from "./rpc.js";
+export type { RpcMethod, RpcStreamMethod, RpcStreamTarget, RpcTarget } from "./rpc-proxy.js";
+export type { RpcStreamHandle } from "./rpc-stream.js";
+export type { StreamResponse } from "./stream-response.js";
 export type { RpcTransport } from "./app-context.js";
 export type { Timing } from "./send.js";
 export type {
@@ -26,6 +30,7 @@ export type {
   QueryParams,
   QueryScalar,
   RequestOptions,
+  StreamOptions,
   SecretEventPayload,
   SecretStore,
   SessionLossInfo,

@@ -1,10 +1,13 @@
 /**
- * `window.xserver` (docs/browser-client.md "RPC calls with `xserver`", "Dev-mode
- * routes"): `xserver.module[id].method(input)`, `xserver.plugin[id].method(input)` and the
- * dev-mode `xserver.server.core.getStatus/getLogs` (with the `server.dev.getLogs` alias).
+ * `window.xserver` (docs/browser-client.md "RPC calls with `xserver`", "Streaming calls",
+ * "Dev-mode routes"): `xserver.module[id].method(input)`, `xserver.plugin[id].method(input)`,
+ * their `$stream.method(input)` twins and the dev-mode `xserver.server.core.getStatus/getLogs`
+ * (with the `server.dev.getLogs` alias).
  */
 import { checkTransport, getAppHttpClient, setAppHttpClient, type RpcTransport } from "./app-context.js";
-import { chosenTransport, methodProxy, rpcCall, rpcPath, targetProxy, type RpcCallOptions, type RpcKind, type RpcTarget } from "./rpc.js";
+import { rpcCall, rpcPath, rpcRequest, type RpcCallOptions, type RpcDefaults, type RpcKind } from "./rpc.js";
+import { rpcTarget, targetProxy, type RpcTarget } from "./rpc-proxy.js";
+import { failedStream, rpcStream, type RpcStreamHandle } from "./rpc-stream.js";
 
 export interface LogsPayload {
   /** Entries with an id above this one; pass the previous answer's `nextAfterId` to page on. */
@@ -65,6 +68,8 @@ export interface XServer {
   contextId: string | undefined;
   /** Calls any method by name, including names the proxies hide (such as `then`). */
   call(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions): Promise<unknown>;
+  /** Calls any streaming method by name, including names the proxies hide (such as `$stream`). */
+  stream<E = unknown, R = unknown>(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions): RpcStreamHandle<E, R>;
 }
 
 export interface XServerOptions {
@@ -82,19 +87,12 @@ export function createXServer(options: XServerOptions = {}): XServer {
   }
   const transport = (): RpcTransport => own ?? getAppHttpClient();
 
+  const defaults = (): RpcDefaults => ({ contextId: xserver.contextId, viewerId: xserver.viewerId, client: transport() });
   const invoke = (path: string, input: unknown, callOptions: RpcCallOptions | undefined): Promise<unknown> =>
-    rpcCall({
-      path,
-      input,
-      contextId: callOptions?.contextId ?? xserver.contextId,
-      viewerId: callOptions?.viewerId ?? xserver.viewerId,
-      signal: callOptions?.signal,
-      timeoutMs: callOptions?.timeoutMs,
-      client: chosenTransport(callOptions) ?? transport(),
-    });
+    rpcCall(rpcRequest(path, input, callOptions, defaults()));
 
   const scope = (kind: RpcKind): Record<string, RpcTarget> =>
-    targetProxy((id) => methodProxy((method, input, callOptions) => invoke(rpcPath(kind, id, method), input, callOptions)));
+    targetProxy((id) => rpcTarget((method) => rpcPath(kind, id, method), defaults));
 
   const serverCall =
     <P, R>(group: string, name: string): ServerCall<P, R> =>
@@ -127,6 +125,14 @@ export function createXServer(options: XServerOptions = {}): XServer {
     call: (kind, id, method, input, callOptions) => {
       if (kind !== "module" && kind !== "plugin") return Promise.reject(new TypeError(`xserver.call: kind must be "module" or "plugin"`));
       return invoke(rpcPath(kind, id, method), input, callOptions);
+    },
+    stream: <E, R>(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions) => {
+      // Like `call`, a bad kind is a failed call rather than a throw.
+      const handle =
+        kind === "module" || kind === "plugin"
+          ? rpcStream(rpcRequest(rpcPath(kind, id, method), input, callOptions, defaults()))
+          : failedStream(new TypeError(`xserver.stream: kind must be "module" or "plugin"`));
+      return handle as RpcStreamHandle<E, R>;
     },
   };
   return xserver;

@@ -14,7 +14,7 @@ describeInBrowser("ESM entry next to client.js", () => {
       // Built at run time so that the test transform leaves the page's import() alone.
       const load = new Function("url", "return import(url)") as (url: string) => Promise<Record<string, any>>;
       const m = await load("/__test/esm/index.js");
-      const exported = ["HttpClient", "HttpError", "TimeoutError", "ResponseParseError", "AppUser", "appUser", "AppElement", "createXServer"].filter(
+      const exported = ["HttpClient", "HttpError", "TimeoutError", "ResponseParseError", "StreamError", "AppUser", "appUser", "AppElement", "createXServer"].filter(
         (name) => m[name] === undefined,
       );
       const sameStore = m.appUser === w.AppUser;
