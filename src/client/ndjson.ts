@@ -25,18 +25,19 @@ export class NdjsonDecoder {
     this.#origin = origin;
   }
 
-  /** The records completed by this chunk, in order. */
-  push(chunk: Uint8Array): unknown[] {
+  /**
+   * The records completed by this chunk, in order, parsed one at a time so that the
+   * records before a malformed line still reach the reader.
+   */
+  *push(chunk: Uint8Array): Generator<unknown, void, undefined> {
     const text = this.#pending + this.#decoder.decode(chunk, { stream: true });
-    const records: unknown[] = [];
-    let start = 0;
-    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
-      const record = this.#parse(text.slice(start, end), false);
-      if (record !== SKIP) records.push(record);
-      start = end + 1;
+    const end = text.lastIndexOf("\n");
+    this.#pending = text.slice(end + 1);
+    if (end === -1) return;
+    for (const line of text.slice(0, end).split("\n")) {
+      const record = this.#parse(line, false);
+      if (record !== SKIP) yield record;
     }
-    this.#pending = text.slice(start);
-    return records;
   }
 
   /** The last record when the body ended without a newline after it. */

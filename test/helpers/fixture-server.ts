@@ -2,7 +2,8 @@
  * A tiny node:http server for the browser-client tests: it serves a viewer page that
  * loads dist/client/client.js (with or without `window.APP_CSRF_TOKEN`), records every
  * request, and answers each path from a script the test sets, or else echoes the
- * request back as JSON. Kept apart so that the real server can replace it later.
+ * request back as JSON; a scripted answer may also be written in timed chunks, for the
+ * streaming tests. Kept apart so that the real server can replace it later.
  */
 import { readFileSync, existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -21,6 +22,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: string;
   time: number;
+  /** When the client closed the connection before the answer was complete. */
+  clientClosedAt?: number;
 }
 
 export interface ScriptedResponse {
@@ -34,6 +37,17 @@ export interface ScriptedResponse {
   stallBodyMs?: number;
   /** Drop the connection without an answer (a network error for the browser). */
   destroy?: boolean;
+  /**
+   * Send the headers at once, then these pieces one by one, `chunkDelayMs` apart (a
+   * string as UTF-8, a number array as raw bytes, to split a character); `body` is then
+   * not used.
+   */
+  chunks?: Array<string | number[]>;
+  chunkDelayMs?: number;
+  /** After the chunks, keep the answer open this long before ending it. */
+  holdOpenMs?: number;
+  /** After the chunks (and the hold), drop the connection instead of ending the answer. */
+  destroyAfterChunks?: boolean;
 }
 
 export type Script = ScriptedResponse[] | ((request: RecordedRequest, index: number) => ScriptedResponse);
@@ -122,13 +136,13 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
       const echo = recorded.path.startsWith("/__rpc/")
         ? { result: { path: recorded.path, body: parseJson(recorded.body), csrf: recorded.headers["x-app-csrf"] ?? null } }
         : { method: recorded.method, url: recorded.url, headers: recorded.headers, body: recorded.body };
-      await send(res, { body: echo });
+      await send(res, { body: echo }, recorded);
       return;
     }
     const index = counters.get(recorded.path) ?? 0;
     counters.set(recorded.path, index + 1);
     const answer = typeof script === "function" ? script(recorded, index) : script[Math.min(index, script.length - 1)];
-    await send(res, answer ?? {});
+    await send(res, answer ?? {}, recorded);
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -155,11 +169,14 @@ export async function startFixtureServer(options: FixtureOptions = {}): Promise<
   };
 }
 
-async function send(res: ServerResponse, answer: ScriptedResponse): Promise<void> {
+async function send(res: ServerResponse, answer: ScriptedResponse, recorded: RecordedRequest): Promise<void> {
+  res.once("close", () => {
+    if (!res.writableFinished && !dropped.has(res)) recorded.clientClosedAt = Date.now();
+  });
   if (answer.delayMs !== undefined) await sleep(answer.delayMs);
   if (res.destroyed) return;
   if (answer.destroy === true) {
-    res.destroy();
+    drop(res);
     return;
   }
   // No keep-alive: Chromium silently resends a request whose reused connection drops,
@@ -174,12 +191,34 @@ async function send(res: ServerResponse, answer: ScriptedResponse): Promise<void
     }
   }
   res.writeHead(answer.status ?? 200, headers);
+  if (answer.chunks !== undefined) return sendChunks(res, answer, answer.chunks);
   if (answer.stallBodyMs !== undefined) {
     res.flushHeaders();
     await sleep(answer.stallBodyMs);
     if (res.destroyed) return;
   }
   res.end(payload);
+}
+
+/** Answers the fixture cut itself, which are not the client going away. */
+const dropped = new WeakSet<ServerResponse>();
+
+function drop(res: ServerResponse): void {
+  dropped.add(res);
+  res.destroy();
+}
+
+async function sendChunks(res: ServerResponse, answer: ScriptedResponse, chunks: Array<string | number[]>): Promise<void> {
+  res.flushHeaders();
+  for (const [index, chunk] of chunks.entries()) {
+    if (index > 0 && answer.chunkDelayMs !== undefined) await sleep(answer.chunkDelayMs);
+    if (res.destroyed) return;
+    res.write(typeof chunk === "string" ? chunk : Buffer.from(chunk));
+  }
+  if (answer.holdOpenMs !== undefined) await sleep(answer.holdOpenMs);
+  if (res.destroyed) return;
+  if (answer.destroyAfterChunks === true) drop(res);
+  else res.end();
 }
 
 function parseJson(text: string): unknown {
