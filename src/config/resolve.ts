@@ -15,6 +15,8 @@ export interface RpcSettings {
   maxConcurrency: number | undefined;
   queueLimit: number | undefined;
   isolation: IsolationSettings;
+  /** Silence after which a streaming answer sends a heartbeat line. */
+  streamHeartbeatMs: number;
 }
 
 export interface ResolvedConfig {
@@ -49,6 +51,8 @@ export interface ResolvedConfig {
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_QUEUE_LIMIT = 100;
+/** Under a third of the browser client's 45 s stall timeout, so two lost pings never stall a stream. */
+export const DEFAULT_STREAM_HEARTBEAT_MS = 15_000;
 
 export function resolveConfig(
   file: AppConfigFile,
@@ -84,6 +88,7 @@ export function resolveConfig(
       maxConcurrency: rpc.maxConcurrency,
       queueLimit: rpc.queueLimit,
       isolation: rpc.isolation ?? {},
+      streamHeartbeatMs: rpc.streamHeartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS,
     },
     rpcVerifiers: verifierEntries ? toMap(verifierEntries) : null,
     proxies: toMap(secure.proxies),

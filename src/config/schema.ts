@@ -68,6 +68,8 @@ export const rpcDefaultsSchema = z.strictObject({
   maxConcurrency: z.optional(positiveInt),
   queueLimit: z.optional(nonNegativeInt),
   isolation: z.optional(isolationSchema),
+  /** A streaming answer sends `{"ping":true}` after this long without a line. */
+  streamHeartbeatMs: z.optional(positiveInt),
 });
 
 export const configSchema = z.strictObject({

@@ -40,6 +40,14 @@ export interface IsolatedRpcContext {
   core: CoreFacade;
   /** Fires on timeout and when the client goes away. */
   signal: AbortSignal;
+  /**
+   * Streaming methods (`runtime.streaming: true`): sends one event to the caller.
+   * Resolves once it is written and the connection can take more, so `await` it in a
+   * loop and a reader that stops holds the method instead of filling memory; rejects
+   * once the call has ended (timeout, client gone, method returned). Buffered methods'
+   * `emit` rejects.
+   */
+  emit(value: unknown): Promise<void>;
 }
 
 export interface RpcContext extends Omit<IsolatedRpcContext, "args"> {

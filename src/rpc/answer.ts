@@ -1,6 +1,7 @@
 /**
- * The last step of every call: the JSON answer and exactly one structured log event
- * (`rpc.complete`, `rpc.error`, `rpc.timeout`, `rpc.rejected` or `rpc.circuit_open`).
+ * The last step of every call: the JSON answer (or a stream's terminal record) and exactly
+ * one structured log event (`rpc.complete`, `rpc.error`, `rpc.timeout`, `rpc.rejected` or
+ * `rpc.circuit_open`).
  */
 import type { FastifyReply } from "fastify";
 import { errorOf, isHttpError, type HttpError } from "../errors/http-error.js";
@@ -10,7 +11,8 @@ import type { RpcEventRecord } from "../log/events.js";
 import type { RpcCall } from "../runtime/call.js";
 import { CallTimeoutError, ClientGoneError } from "../runtime/call-lifetime.js";
 import { SerializedResult } from "../runtime/serialized-result.js";
-import { JSON_TYPE, sendError } from "../http/send-error.js";
+import { errorJson, JSON_TYPE, sendError } from "../http/send-error.js";
+import type { NdjsonStream } from "./ndjson-stream.js";
 
 export interface AnswerOptions {
   dev: boolean;
@@ -21,17 +23,31 @@ export interface AnswerOptions {
   listeners: ReadonlyArray<(record: RpcEventRecord) => void>;
 }
 
-/** `result` comes from the runtime, already serialised (so a bad result was caught there). */
-export function answerResult(reply: FastifyReply, call: RpcCall, result: SerializedResult, options: AnswerOptions): void {
+/**
+ * `result` comes from the runtime, already serialised (so a bad result was caught there).
+ * A streaming call that was admitted gets it as its terminal record.
+ */
+export function answerResult(reply: FastifyReply, call: RpcCall, result: SerializedResult, options: AnswerOptions, stream?: NdjsonStream | null): void {
+  if (stream?.opened) {
+    stream.finish(`"ok":true,"result":${result.json}}`);
+    logEvent(options, "rpc.complete", call, 200, undefined, undefined, stream);
+    return;
+  }
   logEvent(options, "rpc.complete", call, 200, undefined);
   if (clientGone(reply)) return;
   reply.code(200).header("content-type", JSON_TYPE).send(`{"result":${result.json}}`);
 }
 
-export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, options: AnswerOptions): void {
+/**
+ * A refusal before admission is a plain JSON error, streaming or not; once a stream is
+ * open, the error is its terminal record, with the status the JSON answer would have had.
+ */
+export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, options: AnswerOptions, stream?: NdjsonStream | null): void {
+  const open = stream?.opened ? stream : undefined;
   if (error instanceof ClientGoneError) {
+    open?.abandon();
     // Nobody to answer; still one event so every call is accounted for.
-    logEvent(options, "rpc.error", call, 499, "RPC_CLIENT_CLOSED");
+    logEvent(options, "rpc.error", call, 499, "RPC_CLIENT_CLOSED", undefined, open);
     return;
   }
   const rpcError = toRpcError(error, call, options.dev);
@@ -39,6 +55,13 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   // The log gets the real error: the one answered may be a generic stand-in for it. A
   // timeout has nothing more to say than its event and code.
   const logged = error instanceof CallTimeoutError ? undefined : isHttpError(error) ? (error as { cause?: unknown }).cause : error;
+  if (open) {
+    // A reader that stopped reading until the call timed out would never see the record.
+    if (error instanceof CallTimeoutError && open.stalled) open.abandon();
+    else open.finish(`"ok":false,"status":${rpcError.status},${errorJson(rpcError, options.maskSecrets).slice(1)}`);
+    logEvent(options, event, call, rpcError.status, rpcError.code, logged, open);
+    return;
+  }
   logEvent(options, event, call, rpcError.status, rpcError.code, logged);
   if (clientGone(reply)) return;
   sendError(reply, rpcError, { mask: options.maskSecrets, headers: rpcError.code === "RPC_METHOD_NOT_ALLOWED" ? ALLOW_POST : undefined });
@@ -70,7 +93,15 @@ function eventFor(error: HttpError, call: RpcCall): string {
   return call.phase === "check" ? "rpc.rejected" : "rpc.error";
 }
 
-function logEvent(options: AnswerOptions, event: string, call: RpcCall, status: number, code: string | undefined, err?: unknown): void {
+function logEvent(
+  options: AnswerOptions,
+  event: string,
+  call: RpcCall,
+  status: number,
+  code: string | undefined,
+  err?: unknown,
+  stream?: NdjsonStream,
+): void {
   const { log, listeners } = options;
   const durationMs = Math.round((performance.now() - call.startedAt) * 1000) / 1000;
   // One shape for every event (pino leaves out undefined fields, so `code` and `err` are
@@ -86,6 +117,9 @@ function logEvent(options: AnswerOptions, event: string, call: RpcCall, status: 
     status,
     code,
     err,
+    // A stream's size: how many events reached the wire and their bytes.
+    events: stream?.events,
+    bytes: stream?.bytes,
   };
   if (status >= 500) log.error(fields, event);
   else if (event === "rpc.complete") log.info(fields, event);

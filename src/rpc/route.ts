@@ -25,6 +25,7 @@ import { answerError, answerResult, type AnswerOptions } from "./answer.js";
 import { parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "../runtime/call.js";
 import { checkStreamMode, resolveMethod, resolveTargetItem } from "./target.js";
+import { NdjsonStream } from "./ndjson-stream.js";
 
 interface RpcParams {
   kind: string;
@@ -86,6 +87,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
     // Ended here when the client goes away, and by its own timer when the call's timeout
     // passes; `ctx.signal` follows it.
     const lifetime = new CallLifetime();
+    let stream: NdjsonStream | null = null;
     const res = reply.raw;
     res.on("close", () => {
       if (!res.writableFinished) lifetime.end(new ClientGoneError());
@@ -129,6 +131,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
           )
         : null;
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
+      if (entry.policy.streaming) stream = new NdjsonStream(reply, lifetime, options.config.rpc.streamHeartbeatMs);
       const result = await runtime.run({
         entry,
         call,
@@ -144,12 +147,13 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         req: request.raw,
         res,
         lifetime,
+        stream,
       });
-      answerResult(reply, call, result, answer);
+      answerResult(reply, call, result, answer, stream);
     } catch (error) {
       // Refused before the method ran: nothing is left for the timer to bound.
       if (call.phase === "check") lifetime.dispose();
-      answerError(reply, call, error, answer);
+      answerError(reply, call, error, answer, stream);
     }
     return reply;
   }

@@ -24,7 +24,4 @@ export function checkStreamMode(entry: MethodEntry, streamHeader: string | strin
   const asked = streamHeader === "1";
   if (entry.policy.streaming && !asked) throw errorOf("RPC_STREAM_REQUIRED");
   if (!entry.policy.streaming && asked) throw errorOf("RPC_NOT_STREAMABLE");
-  // Until NDJSON answers exist, a streaming method cannot be served; clients written for
-  // xOpat fall back to the method's buffered twin on this code.
-  if (entry.policy.streaming) throw errorOf("RPC_NOT_STREAMABLE", undefined, "Streaming answers are not available on this server yet");
 }

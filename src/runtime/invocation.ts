@@ -6,6 +6,7 @@ import type { RpcCall } from "./call.js";
 import type { IsolatedRpcContext, RpcContext, RpcSession } from "../plugin-api/context.js";
 import type { ItemSecure } from "../config/secure-config.js";
 import type { CallLifetime } from "./call-lifetime.js";
+import { notStreaming, type StreamSink } from "./stream-sink.js";
 
 /** Everything the runtime needs to run one checked call. */
 export interface Invocation {
@@ -26,6 +27,8 @@ export interface Invocation {
   res: ServerResponse;
   /** Ended by the gateway when the client goes away, by the runtime on timeout. */
   lifetime: CallLifetime;
+  /** A streaming method's events go here; null for buffered methods. */
+  stream: StreamSink | null;
 }
 
 /**
@@ -48,6 +51,8 @@ class InlineContext implements RpcContext {
   readonly core: CoreFacade;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** An own property, so that `const { emit } = ctx` works as well. */
+  readonly emit: (value: unknown) => Promise<void>;
   readonly #invocation: Invocation;
   #log: Logger | undefined = undefined;
 
@@ -67,6 +72,8 @@ class InlineContext implements RpcContext {
     this.core = invocation.core;
     this.req = invocation.req;
     this.res = invocation.res;
+    const { stream } = invocation;
+    this.emit = stream ? (value) => stream.emit(value) : notStreaming;
     this.#invocation = invocation;
   }
 
@@ -84,8 +91,11 @@ export function inlineContext(invocation: Invocation): RpcContext {
   return new InlineContext(invocation);
 }
 
-/** The serialisable part, all an isolated method gets; `signal` is re-created in the worker. */
-export function isolatedContext(invocation: Invocation): Omit<IsolatedRpcContext, "signal" | "args"> {
+/** What crosses to the worker; `signal` and `emit` are re-created there. */
+export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit">;
+
+/** The serialisable part, all an isolated method gets. */
+export function isolatedContext(invocation: Invocation): IsolatedContextData {
   return {
     session: invocation.session,
     user: invocation.user,

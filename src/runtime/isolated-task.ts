@@ -1,17 +1,19 @@
 /** What crosses the thread boundary for one isolated call, both ways. */
-import type { IsolatedRpcContext } from "../plugin-api/context.js";
+import type { IsolatedContextData } from "./invocation.js";
 
 export interface IsolatedTask {
   file: string;
   /** The version the main thread loaded (dev reloads), so an edit is re-imported in the worker too. */
   version: number | undefined;
   method: string;
-  context: Omit<IsolatedRpcContext, "signal" | "args">;
+  context: IsolatedContextData;
   /** `ctx.args`, serialised by `packIsolatedArgs`. */
   args: Uint8Array;
   /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker.
    * The worker sends one back when it takes the task, so the pool knows it left the queue. */
   abortPort: import("node:worker_threads").MessagePort;
+  /** Streaming methods only: carries `ctx.emit` to the main thread (src/runtime/isolated-emit.ts). */
+  emitPort: import("node:worker_threads").MessagePort | undefined;
 }
 
 export interface IsolatedError {

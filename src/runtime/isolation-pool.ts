@@ -14,6 +14,7 @@ import { RpcError, errorOf } from "../errors/http-error.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 import { isolatedContext, type Invocation } from "./invocation.js";
 import { SerializedResult } from "./serialized-result.js";
+import { relayEmits } from "./isolated-emit.js";
 
 /** README "Runtime protections": long enough for an abort handler to run, short enough not to matter. */
 const DEFAULT_ABORT_GRACE_MS = 250;
@@ -70,11 +71,23 @@ export class IsolationPool {
     lifetime.onTimeout((reason) => {
       grace = setTimeout(() => terminate.abort(reason), this.#abortGraceMs);
     });
+    // A streaming call's events come back over a port of their own.
+    const { stream } = invocation;
+    const emits = stream ? new MessageChannel() : undefined;
+    if (emits && stream) relayEmits(emits.port1, stream);
     let outcome: IsolatedOutcome;
     try {
       outcome = await this.#pool.run(
-        { file: entry.file!, version: entry.fileVersion, method: entry.name, context: isolatedContext(invocation), args, abortPort: port2 },
-        { transferList: [port2], signal: terminate.signal },
+        {
+          file: entry.file!,
+          version: entry.fileVersion,
+          method: entry.name,
+          context: isolatedContext(invocation),
+          args,
+          abortPort: port2,
+          emitPort: emits?.port2,
+        },
+        { transferList: emits ? [port2, emits.port2] : [port2], signal: terminate.signal },
       );
     } catch (error) {
       if (terminate.signal.aborted) throw terminate.signal.reason;
@@ -83,6 +96,7 @@ export class IsolationPool {
       clearTimeout(grace);
       lifetime.offEnd(notify);
       port1.close();
+      emits?.port1.close();
     }
     if (outcome.ok) return new SerializedResult(outcome.json);
     if ("aborted" in outcome) throw lifetime.reason;

@@ -10,6 +10,8 @@ import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
 import { importServerFile } from "../discovery/import-server-file.js";
 import { reapplyYoungGenerationLimit } from "../core/young-generation.js";
 import { unpackIsolatedArgs } from "./isolated-args.js";
+import { emitOverPort } from "./isolated-emit.js";
+import { notStreaming } from "./stream-sink.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 
 const data = workerData as IsolationWorkerData;
@@ -46,7 +48,8 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     if (typeof fn !== "function") throw new Error(`${task.file} no longer exports ${task.method}`);
     const args = unpackIsolatedArgs(task.args);
     if (abortIfPending()) return { ok: false, aborted: true };
-    const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, args, signal: controller.signal }, ...args);
+    const emit = task.emitPort ? emitOverPort(task.emitPort) : notStreaming;
+    const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, args, signal: controller.signal, emit }, ...args);
     try {
       return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null" };
     } catch (error) {
@@ -67,5 +70,6 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     };
   } finally {
     task.abortPort.close();
+    task.emitPort?.close();
   }
 }

@@ -77,6 +77,8 @@ export class RpcRuntime {
       // do not start the work.
       lifetime.throwIfEnded();
       call.phase = "run";
+      // Admitted: a streaming answer's headers go out now, before the method's first event.
+      invocation.stream?.open();
       work = this.#execute(invocation, isolatedArgs);
       // Serialised here, not in the answer, so that a bad result counts for the breaker.
       const result = toSerialized(await lifetime.race(work));

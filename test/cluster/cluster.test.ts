@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer as createNetServer } from "node:net";
 import { openViewer, type Viewer } from "../helpers/http.js";
+import { openStream } from "../helpers/stream.js";
 import { runToExit, type RunningProcess } from "../helpers/process.js";
 import { CLUSTER_APP, readyLines, rpcCall, startCluster, workerPids } from "../helpers/cluster.js";
 import { waitFor } from "../helpers/wait.js";
@@ -45,6 +46,19 @@ describe("node cluster-index.js", () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
     const pids = new Set(answers.map((answer) => answer.json.result as number));
     expect(pids.size).toBeGreaterThanOrEqual(2);
+    expect(pids.has(cluster.child.pid!)).toBe(false);
+  });
+
+  it("streams from every worker: each stream's events and result come from the worker that took it", async () => {
+    const streams = await Promise.all(Array.from({ length: 6 }, () => openStream(cluster.url, "plugin/cl/ticks", { viewer, args: [3] })));
+    await Promise.all(streams.map((stream) => stream.finished));
+    const pids = new Set<number>();
+    for (const stream of streams) {
+      const [a, b, c, done] = stream.records.filter((record) => !record.ping);
+      expect([a?.event.i, b?.event.i, c?.event.i]).toEqual([0, 1, 2]);
+      expect(done).toMatchObject({ done: true, ok: true, result: { pid: a?.event.pid } });
+      pids.add(done!.result.pid);
+    }
     expect(pids.has(cluster.child.pid!)).toBe(false);
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { openViewer, rpc, send, type Viewer } from "../helpers/http.js";
 import { TestUpstream } from "../helpers/upstream.js";
+import { openStream } from "../helpers/stream.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/xopat-app");
 const IDP_TOKEN = "idp-token-for-the-verifier-tests";
@@ -95,6 +96,16 @@ describe("methods written for xOpat", () => {
     expect([required.status, required.body.code]).toEqual([400, "RPC_STREAM_REQUIRED"]);
     const notStreamable = await rpc(app.url, "module/chat-like/sendTurn", { viewer, headers: { "x-app-rpc-stream": "1" } });
     expect([notStreamable.status, notStreamable.body.code]).toEqual([400, "RPC_NOT_STREAMABLE"]);
+  });
+
+  it("stream deltas from a streaming method called with the stream header", async () => {
+    const stream = await openStream(app.url, "module/chat-like/sendTurnStream", { viewer, args: [{ text: "two words" }] });
+    await stream.finished;
+    expect(stream.records.map(({ at: _at, ...record }) => record)).toEqual([
+      { event: { type: "delta", text: "two" } },
+      { event: { type: "delta", text: "words" } },
+      { done: true, ok: true, result: { ok: true, text: "two words" } },
+    ]);
   });
 });
 

@@ -1,0 +1,41 @@
+/**
+ * Where a streaming method's events go (README "Streaming answers"). The runtime opens
+ * the sink when it admits the call (the breaker let it through and it holds its
+ * concurrency slot), and `ctx.emit` writes to it; the gateway owns the wire format.
+ */
+export interface StreamSink {
+  /** Sends the stream's headers: called once, when the call is admitted. */
+  open(): void;
+  /**
+   * `ctx.emit(value)`: resolves once the event is written and the connection can take
+   * more (backpressure), rejects once the call has ended.
+   */
+  emit(value: unknown): Promise<void>;
+  /** The same with the event already serialised to JSON text (an isolated method's). */
+  emitJson(json: string): Promise<void>;
+}
+
+const ignore = () => {};
+
+/**
+ * A rejected emit, marked as handled: a method that fires `ctx.emit` without awaiting it
+ * must not take the process down with an unhandled rejection once its call has ended.
+ * Whoever awaits the promise still gets the rejection.
+ */
+export function refusedEmit(reason: unknown): Promise<never> {
+  const promise = Promise.reject(reason);
+  promise.catch(ignore);
+  return promise;
+}
+
+/** An emit that may reject later, marked as handled for the same reason. */
+export function pendingEmit(executor: (resolve: () => void, reject: (reason: unknown) => void) => void): Promise<void> {
+  const promise = new Promise<void>(executor);
+  promise.catch(ignore);
+  return promise;
+}
+
+/** `ctx.emit` of a buffered method. */
+export function notStreaming(): Promise<never> {
+  return refusedEmit(new Error("ctx.emit works in streaming methods only (runtime.streaming: true)"));
+}
