@@ -1,0 +1,186 @@
+/**
+ * `$stream` calls in Chromium against the real server's streaming methods (README
+ * "Streaming answers", docs/browser-client.md "Streaming calls"): live events, the result,
+ * error records, the streaming/buffered mismatch, abort reaching the server's method,
+ * heartbeats against the stall watchdog, a lost session, and AppElement.
+ */
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { describeInBrowser, launchChromium, PAGE_HARNESS, type PageWindow, type Settled } from "../helpers/browser.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+const ROOT = join(import.meta.dirname, "../fixtures/stream-app");
+
+interface Drained {
+  events: unknown[];
+  error?: { name: string; code?: string; status?: number; message: string; details?: unknown };
+}
+
+interface StreamWindow extends PageWindow {
+  drain: (events: AsyncIterable<unknown>) => Promise<Drained>;
+  recoveryCalls: unknown[];
+}
+
+const HARNESS = `
+window.drain = async (events) => {
+  const out = [];
+  try {
+    for await (const event of events) out.push(event);
+    return { events: out };
+  } catch (e) {
+    return { events: out, error: { name: e && e.name, code: e && e.code, status: e && e.status, message: String(e && e.message || e), details: e && e.details } };
+  }
+};
+window.recoveryCalls = [];
+window.AppSessionRecovery = { handle(info) { window.recoveryCalls.push(info); } };
+`;
+
+describeInBrowser("$stream against the real server", () => {
+  let app: TestServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    app = await startServer({ root: ROOT });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  beforeEach(async () => {
+    page = await (await browser.newContext()).newPage();
+    await page.addInitScript(PAGE_HARNESS);
+    await page.addInitScript(HARNESS);
+    await page.goto(app.url + "/");
+  });
+  afterEach(async () => {
+    await page?.context().close();
+  });
+
+  it("yields the events in order while the method runs, then resolves with its result", async () => {
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const started = w.now();
+      const handle = w.xserver.plugin.ticker.$stream.count({ n: 3, delayMs: 300 });
+      const times: number[] = [];
+      const events: unknown[] = [];
+      for await (const event of handle.events) {
+        events.push(event);
+        times.push(w.now() - started);
+      }
+      const result = await handle.result;
+      return { events, times, result, resultAt: w.now() - started };
+    });
+    expect(out.events).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
+    expect(out.result).toEqual({ count: 3 });
+    // The first event was in the page while the method still had two delays to go.
+    expect(out.resultAt - out.times[0]!).toBeGreaterThan(450);
+  });
+
+  it("settles result when the events are never read, from an isolated method too", async () => {
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const t = w.xserver.plugin.ticker.$stream;
+      const inline = await t.count({ n: 4 }).result;
+      const isolated = t.isolatedCount({ n: 2 });
+      return { inline, isolated: await isolated.result, isolatedEvents: await w.drain(isolated.events) };
+    });
+    expect(out).toEqual({ inline: { count: 4 }, isolated: { count: 2 }, isolatedEvents: { events: [{ i: 0, thread: "worker" }, { i: 1, thread: "worker" }] } });
+  });
+
+  it("an RpcError after an event rejects with its status, code and details; events throws it after the event", async () => {
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const t = w.xserver.plugin.ticker.$stream;
+      const handle = t.rpcFail();
+      const [drained, result] = await Promise.all([w.drain(handle.events), w.settle(handle.result)]);
+      return { drained, result, plain: await w.settle(t.fail().result) };
+    });
+    const conflict = { name: "HttpError", status: 409, code: "TICKER_CONFLICT", details: { at: 1 }, message: "The ticker moved on" };
+    expect(out.result).toMatchObject({ ok: false, ...conflict, isHttpError: true });
+    expect(out.drained).toMatchObject({ events: [{ step: 1 }], error: conflict });
+    // A plain error's message stays on the server outside dev mode.
+    expect(out.plain).toMatchObject({ ok: false, status: 500, code: "RPC_INTERNAL_ERROR" });
+    expect((out.plain as { message: string }).message).not.toContain("secret-internal-detail");
+  });
+
+  it("a buffered method called through $stream is refused before any stream with RPC_NOT_STREAMABLE", async () => {
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const handle = w.xserver.plugin.ticker.$stream.echo({ a: 1 });
+      const [drained, result] = await Promise.all([w.drain(handle.events), w.settle(handle.result)]);
+      return { drained, result, buffered: await w.settle(w.xserver.plugin.ticker.count()) };
+    });
+    expect(out.result).toMatchObject({ ok: false, name: "HttpError", status: 400, code: "RPC_NOT_STREAMABLE" });
+    expect(out.drained).toMatchObject({ events: [], error: { code: "RPC_NOT_STREAMABLE" } });
+    expect(out.buffered).toMatchObject({ ok: false, status: 400, code: "RPC_STREAM_REQUIRED" });
+  });
+
+  it("abort() ends the server's method long before its own timeout", async () => {
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const handle = w.xserver.plugin.ticker.$stream.hold();
+      const started = w.now();
+      for await (const event of handle.events) {
+        if ((event as { holding?: boolean }).holding) break;
+      }
+      const heldWhileRunning = ((await w.xserver.plugin.ticker.probe()) as { held: number }).held;
+      handle.abort(new Error("user closed the panel"));
+      const result = await w.settle(handle.result);
+      let held = heldWhileRunning;
+      while (held !== 0 && w.now() - started < 3000) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        held = ((await w.xserver.plugin.ticker.probe()) as { held: number }).held;
+      }
+      return { heldWhileRunning, held, result, releasedAfter: w.now() - started };
+    });
+    expect(out.heldWhileRunning).toBe(1);
+    expect(out.result).toMatchObject({ ok: false, message: "user closed the panel" });
+    expect(out.held).toBe(0);
+    // `hold` times out at 600 ms: released well before that, the abort is what ended it.
+    expect(out.releasedAfter).toBeLessThan(450);
+  });
+
+  it("the server's heartbeats keep a silent method alive past a shorter stallTimeoutMs", async () => {
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const handle = w.xserver.plugin.ticker.$stream.silent({ ms: 800 }, { stallTimeoutMs: 400 });
+      return { result: await w.settle(handle.result), drained: await w.drain(handle.events) };
+    });
+    expect(out).toEqual({ result: { ok: true, value: { slept: 800 } }, drained: { events: [] } });
+  });
+
+  it("without a session it rejects with RPC_NO_SESSION and calls AppSessionRecovery.handle once", async () => {
+    await page.context().clearCookies();
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const result = await w.settle(w.xserver.plugin.ticker.$stream.count().result);
+      return { result, calls: w.recoveryCalls };
+    });
+    expect(out.result).toMatchObject({ ok: false, name: "HttpError", status: 401, code: "RPC_NO_SESSION" });
+    expect(out.calls).toEqual([{ status: 401, code: "RPC_NO_SESSION", message: expect.any(String), source: "rpc" }]);
+  });
+
+  it("AppElement.server().$stream is an object whose methods stream with the server() defaults", async () => {
+    const out = await page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const server = new w.AppElement({ kind: "plugin", id: "ticker" }).server({ viewerId: "viewer-7" });
+      const handle = server.$stream.count({ n: 2, text: "hi" });
+      const [drained, result] = await Promise.all([w.drain(handle.events), w.settle(handle.result)]);
+      return { kind: typeof server.$stream, xserverKind: typeof w.xserver.plugin.ticker.$stream, drained, result } as {
+        kind: string;
+        xserverKind: string;
+        drained: Drained;
+        result: Settled;
+      };
+    });
+    expect(out).toEqual({
+      kind: "object",
+      xserverKind: "object",
+      drained: { events: [{ i: 0, text: "hi" }, { i: 1, text: "hi" }] },
+      result: { ok: true, value: { count: 2 } },
+    });
+  });
+});
