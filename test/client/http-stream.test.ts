@@ -5,46 +5,17 @@
  * request(): headers, retries only before an OK answer, HttpError, the 401 refresh.
  */
 import { beforeEach, expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow } from "../helpers/browser.js";
+import { describeInBrowser, useBrowserFixture } from "../helpers/browser.js";
 import { CSRF_TOKEN } from "../helpers/fixture-server.js";
+import { STREAM_PAGE_HELPERS, type StreamWindow } from "../helpers/stream-page.js";
 import { waitFor } from "../helpers/wait.js";
-
-/** The page with `readAll` installed (see READ_ALL). */
-interface StreamWindow extends PageWindow {
-  readAll: (iterable: AsyncIterable<unknown>, stopAfter?: number) => Promise<ReadOutcome>;
-}
-
-interface ReadOutcome {
-  records: unknown[];
-  /** ms since page start at which each record arrived. */
-  times: number[];
-  error?: { name: string; code?: string; message: string };
-}
-
-// Reads an async iterable to its end (or `stopAfter` records), keeping what arrived and
-// how it ended, as plain data.
-const READ_ALL = `
-window.readAll = async (iterable, stopAfter = Infinity) => {
-  const records = [], times = [];
-  try {
-    for await (const record of iterable) {
-      records.push(record);
-      times.push(window.now());
-      if (records.length >= stopAfter) break;
-    }
-    return { records, times };
-  } catch (e) {
-    return { records, times, error: { name: e && e.name, code: e && e.code, message: String(e && e.message || e) } };
-  }
-};
-`;
 
 const NDJSON = { "content-type": "application/x-ndjson; charset=utf-8" };
 
 describeInBrowser("HttpClient.stream", () => {
   const fx = useBrowserFixture();
   beforeEach(async () => {
-    await fx.page.evaluate(READ_ALL);
+    await fx.page.evaluate(STREAM_PAGE_HELPERS);
   });
 
   it("resolves when the headers arrive and yields each record as its line arrives", async () => {
@@ -54,11 +25,11 @@ describeInBrowser("HttpClient.stream", () => {
       const started = w.now();
       const response = await new w.HttpClient().stream("/live");
       const headersAfter = w.now() - started;
-      const read = await w.readAll(response.lines());
+      const read = await w.drain(response.lines());
       return { status: response.status, ok: response.ok, type: response.headers.get("content-type"), headersAfter, read, started };
     });
     expect(result).toMatchObject({ status: 200, ok: true, type: NDJSON["content-type"] });
-    expect(result.read.records).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(result.read.items).toEqual([{ n: 1 }, { n: 2 }]);
     expect(result.headersAfter).toBeLessThan(500);
     // The first record is there long before the answer ends.
     expect(result.read.times[0]! - result.started).toBeLessThan(500);
@@ -79,18 +50,18 @@ describeInBrowser("HttpClient.stream", () => {
     const read = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const response = await new w.HttpClient().stream("/split");
-      return w.readAll(response.lines());
+      return w.drain(response.lines());
     });
-    expect(read).toEqual({ records: [{ word: "žluťoučký 🐴" }, { b: 2 }, { c: [3] }], times: expect.any(Array) });
+    expect(read).toEqual({ items: [{ word: "žluťoučký 🐴" }, { b: 2 }, { c: [3] }], times: expect.any(Array) });
   });
 
   it("throws on a malformed complete line after the records before it, and releases the connection", async () => {
     fx.server.script("/malformed", [{ headers: NDJSON, chunks: ['{"ok":1}\n{not json}\n', '{"never":1}\n'], chunkDelayMs: 50, holdOpenMs: 5000 }]);
     const read = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
-      return w.readAll((await new w.HttpClient().stream("/malformed")).lines());
+      return w.drain((await new w.HttpClient().stream("/malformed")).lines());
     });
-    expect(read.records).toEqual([{ ok: 1 }]);
+    expect(read.items).toEqual([{ ok: 1 }]);
     expect(read.error).toMatchObject({ name: "ResponseParseError", code: "CLIENT_BAD_RESPONSE" });
     await waitFor(() => fx.server.hits("/malformed")[0]?.clientClosedAt, 2000, "the client to close the connection");
   });
@@ -99,9 +70,9 @@ describeInBrowser("HttpClient.stream", () => {
     fx.server.script("/cut", [{ headers: NDJSON, chunks: ['{"a":1}\n{"b":'] }]);
     const read = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
-      return w.readAll((await new w.HttpClient().stream("/cut")).lines());
+      return w.drain((await new w.HttpClient().stream("/cut")).lines());
     });
-    expect(read.records).toEqual([{ a: 1 }]);
+    expect(read.items).toEqual([{ a: 1 }]);
     expect(read.error).toMatchObject({ name: "StreamError", code: "CLIENT_STREAM_TRUNCATED", message: expect.stringContaining("truncated mid-record") });
   });
 
@@ -109,9 +80,9 @@ describeInBrowser("HttpClient.stream", () => {
     fx.server.script("/endless", [{ headers: NDJSON, chunks: ['{"i":0}\n', '{"i":1}\n'], chunkDelayMs: 10, holdOpenMs: 5000 }]);
     const read = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
-      return w.readAll((await new w.HttpClient().stream("/endless")).lines(), 1);
+      return w.drain((await new w.HttpClient().stream("/endless")).lines(), 1);
     });
-    expect(read.records).toEqual([{ i: 0 }]);
+    expect(read.items).toEqual([{ i: 0 }]);
     const hit = await waitFor(() => fx.server.hits("/endless")[0]?.clientClosedAt, 2000, "the client to close the connection");
     expect(hit - fx.server.hits("/endless")[0]!.time).toBeLessThan(2000);
   });
@@ -123,10 +94,10 @@ describeInBrowser("HttpClient.stream", () => {
       const response = await new w.HttpClient().stream("/waiting");
       setTimeout(() => response.cancel(new Error("user left")), 200);
       const started = w.now();
-      const outcome = await w.readAll(response.lines());
+      const outcome = await w.drain(response.lines());
       return { ...outcome, waited: w.now() - started };
     });
-    expect(read.records).toEqual([{ first: true }]);
+    expect(read.items).toEqual([{ first: true }]);
     expect(read.error).toMatchObject({ message: "user left" });
     expect(read.waited).toBeLessThan(1500);
     await waitFor(() => fx.server.hits("/waiting")[0]?.clientClosedAt, 2000, "the client to close the connection");
@@ -139,9 +110,9 @@ describeInBrowser("HttpClient.stream", () => {
       const controller = new AbortController();
       const response = await new w.HttpClient().stream("/signalled", { signal: controller.signal });
       setTimeout(() => controller.abort(), 200);
-      return w.readAll(response.lines());
+      return w.drain(response.lines());
     });
-    expect(read.records).toEqual([{ first: true }]);
+    expect(read.items).toEqual([{ first: true }]);
     expect(read.error).toMatchObject({ name: "AbortError" });
   });
 
@@ -152,11 +123,11 @@ describeInBrowser("HttpClient.stream", () => {
       const w = globalThis as unknown as StreamWindow;
       const client = new w.HttpClient({ timeoutMs: 300 });
       const late = await w.settle(client.stream("/late-headers"));
-      const slow = await w.readAll((await client.stream("/slow-body")).lines());
+      const slow = await w.drain((await client.stream("/slow-body")).lines());
       return { late, slow };
     });
     expect(result.late).toMatchObject({ ok: false, name: "TimeoutError", code: "CLIENT_TIMEOUT" });
-    expect(result.slow).toEqual({ records: [{ a: 1 }, { b: 2 }], times: expect.any(Array) });
+    expect(result.slow).toEqual({ items: [{ a: 1 }, { b: 2 }], times: expect.any(Array) });
   });
 
   it("sends a POST with a JSON body, Accept NDJSON, the CSRF token, auth headers and the caller's headers", async () => {
@@ -166,7 +137,7 @@ describeInBrowser("HttpClient.stream", () => {
       w.AppUser.setSecret("tok", "jwt", "ctx");
       const client = new w.HttpClient({ auth: { contextId: "ctx", types: ["jwt"] } });
       const response = await client.stream("/sent", { body: { q: "ø" }, headers: { "X-Extra": "1" }, query: { page: 2 } });
-      await w.readAll(response.lines());
+      await w.drain(response.lines());
     });
     const [hit] = fx.server.hits("/sent");
     expect(hit).toMatchObject({ method: "POST", url: "/sent?page=2", body: '{"q":"ø"}' });
@@ -185,13 +156,13 @@ describeInBrowser("HttpClient.stream", () => {
     const result = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const client = new w.HttpClient();
-      const busy = await w.readAll((await client.stream("/busy")).lines());
-      const broken = await w.readAll((await client.stream("/broken")).lines());
+      const busy = await w.drain((await client.stream("/busy")).lines());
+      const broken = await w.drain((await client.stream("/broken")).lines());
       return { busy, broken };
     });
-    expect(result.busy.records).toEqual([{ second: true }]);
+    expect(result.busy.items).toEqual([{ second: true }]);
     expect(fx.server.hits("/busy")).toHaveLength(2);
-    expect(result.broken.records).toEqual([{ part: 1 }]);
+    expect(result.broken.items).toEqual([{ part: 1 }]);
     expect(result.broken.error).toMatchObject({ name: "TypeError" });
     expect(fx.server.hits("/broken")).toHaveLength(1);
   });
@@ -228,10 +199,10 @@ describeInBrowser("HttpClient.stream", () => {
         setTimeout(() => w.AppUser.setSecret("fresh", "jwt", "ctx"), 50);
       });
       const client = new w.HttpClient({ auth: { contextId: "ctx", types: ["jwt"] } });
-      const read = await w.readAll((await client.stream("/guarded")).lines());
+      const read = await w.drain((await client.stream("/guarded")).lines());
       return { read, asked };
     });
-    expect(result).toEqual({ read: { records: [{ in: true }], times: expect.any(Array) }, asked: 1 });
+    expect(result).toEqual({ read: { items: [{ in: true }], times: expect.any(Array) }, asked: 1 });
     expect(fx.server.hits("/guarded").map((hit) => hit.headers.authorization)).toEqual(["Bearer stale", "Bearer fresh"]);
   });
 
@@ -240,7 +211,7 @@ describeInBrowser("HttpClient.stream", () => {
     const second = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const response = await new w.HttpClient().stream("/once");
-      await w.readAll(response.lines());
+      await w.drain(response.lines());
       try {
         response.lines();
         return "no error";

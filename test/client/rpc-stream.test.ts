@@ -6,39 +6,10 @@
  * server's streaming methods are in stream-e2e.test.ts.
  */
 import { beforeEach, expect, it } from "vitest";
-import { describeInBrowser, useBrowserFixture, type PageWindow, type Settled } from "../helpers/browser.js";
+import { describeInBrowser, useBrowserFixture } from "../helpers/browser.js";
 import { CSRF_TOKEN } from "../helpers/fixture-server.js";
+import { STREAM_PAGE_HELPERS, type StreamWindow } from "../helpers/stream-page.js";
 import { waitFor } from "../helpers/wait.js";
-
-interface Drained {
-  events: unknown[];
-  /** ms since page start at which each event arrived. */
-  times: number[];
-  error?: { name: string; code?: string; status?: number; message: string; details?: unknown };
-}
-
-/** The page with the helpers of STREAM_HARNESS. */
-interface StreamWindow extends PageWindow {
-  drain: (events: AsyncIterable<unknown>) => Promise<Drained>;
-  /** The events and the result of a handle, both read to their end. */
-  finish: (handle: { events: AsyncIterable<unknown>; result: Promise<unknown> }) => Promise<{ drained: Drained; result: Settled }>;
-}
-
-const STREAM_HARNESS = `
-window.drain = async (events) => {
-  const out = [], times = [];
-  try {
-    for await (const event of events) { out.push(event); times.push(window.now()); }
-    return { events: out, times };
-  } catch (e) {
-    return { events: out, times, error: { name: e && e.name, code: e && e.code, status: e && e.status, message: String(e && e.message || e), details: e && e.details } };
-  }
-};
-window.finish = async (handle) => {
-  const [drained, result] = await Promise.all([window.drain(handle.events), window.settle(handle.result)]);
-  return { drained, result };
-};
-`;
 
 const NDJSON = { "content-type": "application/x-ndjson; charset=utf-8" };
 const ndjson = (...records: unknown[]): string => records.map((record) => `${JSON.stringify(record)}\n`).join("");
@@ -47,7 +18,7 @@ const PATH = "/__rpc/plugin/ticker/count";
 describeInBrowser("$stream calls", () => {
   const fx = useBrowserFixture();
   beforeEach(async () => {
-    await fx.page.evaluate(STREAM_HARNESS);
+    await fx.page.evaluate(STREAM_PAGE_HELPERS);
   });
 
   it("$stream is an object of streaming methods, made once, on xserver targets and AppElement.server()", async () => {
@@ -107,7 +78,7 @@ describeInBrowser("$stream calls", () => {
       return { ...finished, synchronous, firstAfter: finished.drained.times[0]! - started, lastAfter: finished.drained.times[2]! - started };
     });
     expect(out.synchronous).toBe(true);
-    expect(out.drained.events).toEqual([{ i: 0 }, null, { i: 2 }]);
+    expect(out.drained.items).toEqual([{ i: 0 }, null, { i: 2 }]);
     expect(out.drained.error).toBeUndefined();
     expect(out.result).toEqual({ ok: true, value: { count: 3 } });
     expect(out.firstAfter).toBeLessThan(350);
@@ -124,7 +95,7 @@ describeInBrowser("$stream calls", () => {
     });
     // A done record without a result resolves to null, as a buffered answer without one does.
     expect(out.result).toEqual({ ok: true, value: null });
-    expect(out.late.events).toEqual([1, 2]);
+    expect(out.late.items).toEqual([1, 2]);
   });
 
   it("an error record rejects result with its status, code, details and message; events throws the same after the events before it", async () => {
@@ -137,7 +108,7 @@ describeInBrowser("$stream calls", () => {
     });
     const expected = { name: "HttpError", status: 409, code: "TICKER_CONFLICT", details: { at: 1 }, message: "The ticker moved on" };
     expect(out.full.result).toMatchObject({ ok: false, ...expected, isHttpError: true });
-    expect(out.full.drained).toMatchObject({ events: [{ step: 1 }], error: expected });
+    expect(out.full.drained).toMatchObject({ items: [{ step: 1 }], error: expected });
     expect(out.bare).toMatchObject({ ok: false, status: 500, code: "RPC_INTERNAL_ERROR", message: "no" });
   });
 
@@ -150,7 +121,7 @@ describeInBrowser("$stream calls", () => {
       const t = w.xserver.plugin.ticker.$stream;
       return Promise.all([w.finish(t.ended()), w.finish(t.cut()), w.finish(t.dropped())]);
     });
-    expect(out[0]!.drained).toMatchObject({ events: [1, 2], error: { name: "StreamError", code: "RPC_STREAM_TRUNCATED" } });
+    expect(out[0]!.drained).toMatchObject({ items: [1, 2], error: { name: "StreamError", code: "RPC_STREAM_TRUNCATED" } });
     for (const { result, drained } of out) {
       expect(result).toMatchObject({ ok: false, name: "StreamError", code: "RPC_STREAM_TRUNCATED" });
       expect(drained.error).toMatchObject({ code: "RPC_STREAM_TRUNCATED" });
@@ -166,7 +137,7 @@ describeInBrowser("$stream calls", () => {
       const t = w.xserver.plugin.ticker.$stream;
       return Promise.all([w.finish(t.buffered()), w.settle(t.html().result), w.settle(t.other().result)]);
     });
-    expect(out[0]).toEqual({ drained: { events: [], times: [] }, result: { ok: true, value: { plain: true } } });
+    expect(out[0]).toEqual({ drained: { items: [], times: [] }, result: { ok: true, value: { plain: true } } });
     expect(out[1]).toMatchObject({ ok: false, name: "ResponseParseError", code: "CLIENT_BAD_RESPONSE", status: 200 });
     expect(out[2]).toMatchObject({ ok: false, code: "CLIENT_BAD_RESPONSE" });
   });
@@ -184,7 +155,7 @@ describeInBrowser("$stream calls", () => {
       return { refused, lost, calls };
     });
     expect(out.refused.result).toMatchObject({ ok: false, name: "HttpError", status: 400, code: "RPC_NOT_STREAMABLE", isHttpError: true });
-    expect(out.refused.drained).toMatchObject({ events: [], error: { code: "RPC_NOT_STREAMABLE" } });
+    expect(out.refused.drained).toMatchObject({ items: [], error: { code: "RPC_NOT_STREAMABLE" } });
     expect(out.lost).toMatchObject({ ok: false, status: 401, code: "RPC_NO_SESSION" });
     expect(out.calls).toEqual([{ status: 401, code: "RPC_NO_SESSION", message: "A valid session is required", source: "rpc" }]);
   });
@@ -199,7 +170,7 @@ describeInBrowser("$stream calls", () => {
       const [quiet, late] = await Promise.all([w.finish(t.quiet(undefined, { stallTimeoutMs: 300 })), w.finish(t.late(undefined, { stallTimeoutMs: 300 }))]);
       return { quiet, late, elapsed: w.now() - started };
     });
-    expect(out.quiet.drained).toMatchObject({ events: [1], error: { name: "StreamError", code: "RPC_STREAM_STALLED" } });
+    expect(out.quiet.drained).toMatchObject({ items: [1], error: { name: "StreamError", code: "RPC_STREAM_STALLED" } });
     for (const { result } of [out.quiet, out.late]) expect(result).toMatchObject({ ok: false, name: "StreamError", code: "RPC_STREAM_STALLED" });
     expect(out.elapsed).toBeLessThan(1500);
     await waitFor(() => fx.server.hits("/__rpc/plugin/ticker/quiet")[0]?.clientClosedAt, 2000, "the stalled stream to be closed");
@@ -273,7 +244,7 @@ describeInBrowser("$stream calls", () => {
       const w = globalThis as unknown as StreamWindow;
       return { hidden: await w.finish(w.xserver.stream("plugin", "ticker", "$stream")), bad: await w.settle(w.xserver.stream("server", "core", "x").result) };
     });
-    expect(out.hidden).toEqual({ drained: { events: ["hidden"], times: expect.any(Array) }, result: { ok: true, value: "found" } });
+    expect(out.hidden).toEqual({ drained: { items: ["hidden"], times: expect.any(Array) }, result: { ok: true, value: "found" } });
     expect(out.bad).toMatchObject({ ok: false, name: "TypeError" });
   });
 });

@@ -7,31 +7,17 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { describeInBrowser, launchChromium, PAGE_HARNESS, type PageWindow, type Settled } from "../helpers/browser.js";
+import { describeInBrowser, launchChromium, PAGE_HARNESS } from "../helpers/browser.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { STREAM_PAGE_HELPERS, type StreamWindow } from "../helpers/stream-page.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/stream-app");
 
-interface Drained {
-  events: unknown[];
-  error?: { name: string; code?: string; status?: number; message: string; details?: unknown };
-}
-
-interface StreamWindow extends PageWindow {
-  drain: (events: AsyncIterable<unknown>) => Promise<Drained>;
+interface RecoveryWindow extends StreamWindow {
   recoveryCalls: unknown[];
 }
 
-const HARNESS = `
-window.drain = async (events) => {
-  const out = [];
-  try {
-    for await (const event of events) out.push(event);
-    return { events: out };
-  } catch (e) {
-    return { events: out, error: { name: e && e.name, code: e && e.code, status: e && e.status, message: String(e && e.message || e), details: e && e.details } };
-  }
-};
+const RECORDING_HOOK = `
 window.recoveryCalls = [];
 window.AppSessionRecovery = { handle(info) { window.recoveryCalls.push(info); } };
 `;
@@ -52,7 +38,8 @@ describeInBrowser("$stream against the real server", () => {
   beforeEach(async () => {
     page = await (await browser.newContext()).newPage();
     await page.addInitScript(PAGE_HARNESS);
-    await page.addInitScript(HARNESS);
+    await page.addInitScript(STREAM_PAGE_HELPERS);
+    await page.addInitScript(RECORDING_HOOK);
     await page.goto(app.url + "/");
   });
   afterEach(async () => {
@@ -85,22 +72,20 @@ describeInBrowser("$stream against the real server", () => {
       const t = w.xserver.plugin.ticker.$stream;
       const inline = await t.count({ n: 4 }).result;
       const isolated = t.isolatedCount({ n: 2 });
-      return { inline, isolated: await isolated.result, isolatedEvents: await w.drain(isolated.events) };
+      return { inline, isolated: await isolated.result, isolatedEvents: (await w.drain(isolated.events)).items };
     });
-    expect(out).toEqual({ inline: { count: 4 }, isolated: { count: 2 }, isolatedEvents: { events: [{ i: 0, thread: "worker" }, { i: 1, thread: "worker" }] } });
+    expect(out).toEqual({ inline: { count: 4 }, isolated: { count: 2 }, isolatedEvents: [{ i: 0, thread: "worker" }, { i: 1, thread: "worker" }] });
   });
 
   it("an RpcError after an event rejects with its status, code and details; events throws it after the event", async () => {
     const out = await page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const t = w.xserver.plugin.ticker.$stream;
-      const handle = t.rpcFail();
-      const [drained, result] = await Promise.all([w.drain(handle.events), w.settle(handle.result)]);
-      return { drained, result, plain: await w.settle(t.fail().result) };
+      return { ...(await w.finish(t.rpcFail())), plain: await w.settle(t.fail().result) };
     });
     const conflict = { name: "HttpError", status: 409, code: "TICKER_CONFLICT", details: { at: 1 }, message: "The ticker moved on" };
     expect(out.result).toMatchObject({ ok: false, ...conflict, isHttpError: true });
-    expect(out.drained).toMatchObject({ events: [{ step: 1 }], error: conflict });
+    expect(out.drained).toMatchObject({ items: [{ step: 1 }], error: conflict });
     // A plain error's message stays on the server outside dev mode.
     expect(out.plain).toMatchObject({ ok: false, status: 500, code: "RPC_INTERNAL_ERROR" });
     expect((out.plain as { message: string }).message).not.toContain("secret-internal-detail");
@@ -109,12 +94,10 @@ describeInBrowser("$stream against the real server", () => {
   it("a buffered method called through $stream is refused before any stream with RPC_NOT_STREAMABLE", async () => {
     const out = await page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
-      const handle = w.xserver.plugin.ticker.$stream.echo({ a: 1 });
-      const [drained, result] = await Promise.all([w.drain(handle.events), w.settle(handle.result)]);
-      return { drained, result, buffered: await w.settle(w.xserver.plugin.ticker.count()) };
+      return { ...(await w.finish(w.xserver.plugin.ticker.$stream.echo({ a: 1 }))), buffered: await w.settle(w.xserver.plugin.ticker.count()) };
     });
     expect(out.result).toMatchObject({ ok: false, name: "HttpError", status: 400, code: "RPC_NOT_STREAMABLE" });
-    expect(out.drained).toMatchObject({ events: [], error: { code: "RPC_NOT_STREAMABLE" } });
+    expect(out.drained).toMatchObject({ items: [], error: { code: "RPC_NOT_STREAMABLE" } });
     expect(out.buffered).toMatchObject({ ok: false, status: 400, code: "RPC_STREAM_REQUIRED" });
   });
 
@@ -146,16 +129,15 @@ describeInBrowser("$stream against the real server", () => {
   it("the server's heartbeats keep a silent method alive past a shorter stallTimeoutMs", async () => {
     const out = await page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
-      const handle = w.xserver.plugin.ticker.$stream.silent({ ms: 800 }, { stallTimeoutMs: 400 });
-      return { result: await w.settle(handle.result), drained: await w.drain(handle.events) };
+      return w.finish(w.xserver.plugin.ticker.$stream.silent({ ms: 800 }, { stallTimeoutMs: 400 }));
     });
-    expect(out).toEqual({ result: { ok: true, value: { slept: 800 } }, drained: { events: [] } });
+    expect(out).toEqual({ result: { ok: true, value: { slept: 800 } }, drained: { items: [], times: [] } });
   });
 
   it("without a session it rejects with RPC_NO_SESSION and calls AppSessionRecovery.handle once", async () => {
     await page.context().clearCookies();
     const out = await page.evaluate(async () => {
-      const w = globalThis as unknown as StreamWindow;
+      const w = globalThis as unknown as RecoveryWindow;
       const result = await w.settle(w.xserver.plugin.ticker.$stream.count().result);
       return { result, calls: w.recoveryCalls };
     });
@@ -167,19 +149,13 @@ describeInBrowser("$stream against the real server", () => {
     const out = await page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const server = new w.AppElement({ kind: "plugin", id: "ticker" }).server({ viewerId: "viewer-7" });
-      const handle = server.$stream.count({ n: 2, text: "hi" });
-      const [drained, result] = await Promise.all([w.drain(handle.events), w.settle(handle.result)]);
-      return { kind: typeof server.$stream, xserverKind: typeof w.xserver.plugin.ticker.$stream, drained, result } as {
-        kind: string;
-        xserverKind: string;
-        drained: Drained;
-        result: Settled;
-      };
+      const { drained, result } = await w.finish(server.$stream.count({ n: 2, text: "hi" }));
+      return { kind: typeof server.$stream, xserverKind: typeof w.xserver.plugin.ticker.$stream, events: drained.items, result };
     });
     expect(out).toEqual({
       kind: "object",
       xserverKind: "object",
-      drained: { events: [{ i: 0, text: "hi" }, { i: 1, text: "hi" }] },
+      events: [{ i: 0, text: "hi" }, { i: 1, text: "hi" }],
       result: { ok: true, value: { count: 2 } },
     });
   });
