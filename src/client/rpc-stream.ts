@@ -88,7 +88,10 @@ async function pump(call: RpcRequest, events: EventQueue<unknown>, controller: A
       notifySessionLoss(error, "rpc");
       throw error;
     }
-    if (signal.aborted) endBody();
+    if (signal.aborted) {
+      endBody();
+      throw signal.reason;
+    }
     watchdog.arm();
     if (!NDJSON_TYPE.test(response.headers.get("content-type") ?? "")) return await plainAnswer(response);
     return await records(response, events, watchdog);
@@ -152,8 +155,8 @@ async function plainAnswer(response: StreamResponse): Promise<unknown> {
   }
   if (isRecord(parsed) && Object.prototype.hasOwnProperty.call(parsed, "result")) return parsed.result ?? null;
   const type = response.headers.get("content-type") ?? "no content type";
-  throw new ResponseParseError("POST", response.url, response.status, text, undefined,
-    `POST ${response.url} answered ${response.status} (${type}) with neither an NDJSON stream nor a JSON { result }`);
+  const message = `POST ${response.url} answered ${response.status} (${type}) with neither an NDJSON stream nor a JSON { result }`;
+  throw new ResponseParseError("POST", response.url, response.status, text, undefined, message);
 }
 
 /** A body cut off mid-record or mid-transfer is a truncated stream like one without its terminal record. */
