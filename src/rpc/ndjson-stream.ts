@@ -88,13 +88,21 @@ export class NdjsonStream implements StreamSink {
     } catch (error) {
       return refusedEmit(error);
     }
-    return this.emitJson(json);
+    this.events += 1;
+    return this.#afterWrite(this.#write(`{"event":${json}}\n`));
   }
 
-  emitJson(json: string): Promise<void> {
+  emitBatch(jsons: readonly string[]): Promise<void> {
     if (this.#closedReason !== undefined) return refusedEmit(this.#closedReason);
-    this.events += 1;
-    if (this.#write(`{"event":${json}}\n`)) return Promise.resolve();
+    this.events += jsons.length;
+    let text = "";
+    for (const json of jsons) text += `{"event":${json}}\n`;
+    return this.#afterWrite(this.#write(text));
+  }
+
+  /** Resolved now when the socket took the write, else once it drains (or rejected when the call ends first). */
+  #afterWrite(accepted: boolean): Promise<void> {
+    if (accepted) return Promise.resolve();
     return pendingEmit((resolve, reject) => {
       this.#waiters.push({ resolve, reject });
     });

@@ -1,62 +1,119 @@
 /**
- * `ctx.emit` of an isolated streaming method: the worker serialises each event (so a value
- * JSON cannot carry is refused in the worker, where the method can catch it) and posts its
- * text over a port of its own; the main thread writes it to the stream and answers once
- * the line is written and drained, or refused because the call ended. So backpressure and
- * the end of the call reach the worker just as they reach an inline method.
+ * `ctx.emit` of an isolated streaming method. The worker serialises each event (so a value
+ * JSON cannot carry is refused in the worker, where the method can catch it) and sends the
+ * JSON text to the main thread, which writes it to the stream.
+ *
+ * Events travel in batches under a window: `emit` resolves at once while less than
+ * `WINDOW_CHARS` of event text is unacknowledged, and the events of one turn of the
+ * worker's event loop go out as one message, acknowledged once written and drained. A
+ * round trip per event cost about 20 µs of CPU against 1.3 µs for an inline method's event
+ * (bench/stream.mjs); batching brings it close to the inline cost, while a reader that
+ * stops still holds the method once the window is full, as it holds an inline one at its
+ * next emit. Once the call has ended the main thread says so, and every later `emit` rejects.
  */
 import type { MessagePort } from "node:worker_threads";
 import { pendingEmit, refusedEmit, type StreamSink } from "./stream-sink.js";
 
-interface EmitMessage {
-  id: number;
-  json: string;
+/** Event text the worker may have written ahead of the socket. */
+const WINDOW_CHARS = 64 * 1024;
+
+interface EmitBatch {
+  events: string[];
 }
 
 interface EmitReply {
-  id: number;
-  /** Set when the emit was refused; the worker rejects with an Error of this name and message. */
+  /** Set when the batch was refused because the call ended; the worker rejects with an Error like it. */
   refused?: { name: string; message: string };
 }
 
-/** Main thread: writes the worker's events to `sink` until the port closes. */
+/** Main thread: writes the worker's batches to `sink` until the port closes, acknowledging each. */
 export function relayEmits(port: MessagePort, sink: StreamSink): void {
-  port.on("message", ({ id, json }: EmitMessage) => {
-    sink.emitJson(json).then(
-      () => port.postMessage({ id } satisfies EmitReply),
+  port.on("message", ({ events }: EmitBatch) => {
+    sink.emitBatch(events).then(
+      () => port.postMessage({} satisfies EmitReply),
       (error: unknown) => {
         const { name, message } = error instanceof Error ? error : new Error(String(error));
-        port.postMessage({ id, refused: { name, message } } satisfies EmitReply);
+        port.postMessage({ refused: { name, message } } satisfies EmitReply);
       },
     );
   });
 }
 
-/** Worker: the `ctx.emit` of one call. */
-export function emitOverPort(port: MessagePort): (value: unknown) => Promise<void> {
-  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  let nextId = 0;
-  port.on("message", ({ id, refused }: EmitReply) => {
-    const waiter = pending.get(id);
-    if (!waiter) return;
-    pending.delete(id);
-    if (!refused) return waiter.resolve();
-    const error = new Error(refused.message);
-    error.name = refused.name;
-    waiter.reject(error);
-  });
-  return (value) => {
-    let json: string;
-    try {
-      json = serializeEvent(value);
-    } catch (error) {
-      return refusedEmit(error);
+export interface WorkerEmitter {
+  /** The call's `ctx.emit`. */
+  emit(value: unknown): Promise<void>;
+  /** Sends what is queued and resolves once every event is written (or the call ended): before the method's outcome goes back. */
+  settle(): Promise<void>;
+}
+
+/** Worker: the emitter of one call. */
+export function emitOverPort(port: MessagePort): WorkerEmitter {
+  let queued: string[] = [];
+  let queuedChars = 0;
+  /** Characters of each batch sent and not yet acknowledged, oldest first. */
+  const inFlight: number[] = [];
+  let unacked = 0;
+  let refused: Error | undefined;
+  let flushScheduled = false;
+  /** Emits waiting for room in the window, and `settle` waiting for everything to be acknowledged. */
+  let waiting: Array<{ resolve: () => void; reject: (reason: unknown) => void }> = [];
+  let settled: Array<() => void> = [];
+
+  const flush = () => {
+    flushScheduled = false;
+    if (queued.length === 0 || refused) return;
+    port.postMessage({ events: queued } satisfies EmitBatch);
+    inFlight.push(queuedChars);
+    queued = [];
+    queuedChars = 0;
+  };
+  const wakeSettled = () => {
+    if (unacked > 0 && !refused) return;
+    const done = settled;
+    settled = [];
+    for (const resolve of done) resolve();
+  };
+
+  port.on("message", (reply: EmitReply) => {
+    if (reply.refused) {
+      refused = Object.assign(new Error(reply.refused.message), { name: reply.refused.name });
+      const blocked = waiting;
+      waiting = [];
+      for (const waiter of blocked) waiter.reject(refused);
+      wakeSettled();
+      return;
     }
-    const id = nextId++;
-    return pendingEmit((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      port.postMessage({ id, json } satisfies EmitMessage);
-    });
+    unacked -= inFlight.shift() ?? 0;
+    while (waiting.length > 0 && unacked <= WINDOW_CHARS) waiting.shift()!.resolve();
+    wakeSettled();
+  });
+
+  return {
+    emit(value) {
+      if (refused) return refusedEmit(refused);
+      let json: string;
+      try {
+        json = serializeEvent(value);
+      } catch (error) {
+        return refusedEmit(error);
+      }
+      queued.push(json);
+      queuedChars += json.length;
+      unacked += json.length;
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+      if (unacked <= WINDOW_CHARS) return Promise.resolve();
+      return pendingEmit((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+    settle() {
+      flush();
+      return new Promise<void>((resolve) => {
+        settled.push(resolve);
+        wakeSettled();
+      });
+    },
   };
 }
 

@@ -10,7 +10,7 @@ import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
 import { importServerFile } from "../discovery/import-server-file.js";
 import { reapplyYoungGenerationLimit } from "../core/young-generation.js";
 import { unpackIsolatedArgs } from "./isolated-args.js";
-import { emitOverPort } from "./isolated-emit.js";
+import { emitOverPort, type WorkerEmitter } from "./isolated-emit.js";
 import { notStreaming } from "./stream-sink.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 
@@ -35,6 +35,7 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
   // port, where a listener would only see it after the method started: read it now, so
   // that such a call never runs (and the signal starts aborted).
   const controller = new AbortController();
+  let emitter: WorkerEmitter | undefined;
   const abortIfPending = () => {
     if (!controller.signal.aborted && receiveMessageOnPort(task.abortPort) !== undefined) controller.abort(new Error("call aborted"));
     return controller.signal.aborted;
@@ -48,14 +49,18 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     if (typeof fn !== "function") throw new Error(`${task.file} no longer exports ${task.method}`);
     const args = unpackIsolatedArgs(task.args);
     if (abortIfPending()) return { ok: false, aborted: true };
-    const emit = task.emitPort ? emitOverPort(task.emitPort) : notStreaming;
+    emitter = task.emitPort ? emitOverPort(task.emitPort) : undefined;
+    const emit = emitter ? emitter.emit : notStreaming;
     const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, args, signal: controller.signal, emit }, ...args);
+    // Every event is written before the outcome goes back: the terminal record comes last.
+    await emitter?.settle();
     try {
       return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null" };
     } catch (error) {
       return { ok: false, badResult: (error as Error).message };
     }
   } catch (error) {
+    await emitter?.settle();
     const isRpc = isHttpError(error);
     return {
       ok: false,

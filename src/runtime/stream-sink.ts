@@ -11,8 +11,8 @@ export interface StreamSink {
    * more (backpressure), rejects once the call has ended.
    */
   emit(value: unknown): Promise<void>;
-  /** The same with the event already serialised to JSON text (an isolated method's). */
-  emitJson(json: string): Promise<void>;
+  /** Several events already serialised to JSON text (an isolated method's), written at once. */
+  emitBatch(jsons: readonly string[]): Promise<void>;
 }
 
 const ignore = () => {};

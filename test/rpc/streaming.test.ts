@@ -244,6 +244,28 @@ describe("isolated streaming methods", () => {
     ]);
   });
 
+  it("deliver every event before the terminal record, however many", async () => {
+    const stream = await openStream(app.url, "plugin/ticker/isolatedCount", { viewer: app.viewer, args: [{ n: 3_000 }] });
+    await stream.finished;
+    const events = stream.records.filter((record) => record.event);
+    expect(events.map((record) => record.event.i)).toEqual(Array.from({ length: 3_000 }, (_, i) => i));
+    expect(stream.records.at(-1)).toMatchObject({ done: true, ok: true, result: { count: 3_000 } });
+  });
+
+  it("a reader that stops holds the worker too: only a window's worth more is written", async () => {
+    const stream = await openStream(app.url, "plugin/ticker/isolatedFlood", { viewer: app.viewer, args: [{ n: 800, size: 16_384 }] });
+    stream.pause();
+    await sleep(500);
+    const before = app.logs.events().length;
+    stream.destroy();
+    const event = await until(
+      async () => app.logs.events().slice(before).find((line) => line.method === "isolatedFlood"),
+      (found) => found !== undefined,
+    );
+    expect(event).toMatchObject({ status: 499, code: "RPC_CLIENT_CLOSED" });
+    expect(event!.events as number).toBeLessThan(800);
+  });
+
   it("an RpcError thrown in the worker is the terminal record", async () => {
     const stream = await openStream(app.url, "plugin/ticker/isolatedFail", { viewer: app.viewer });
     await stream.finished;

@@ -6,6 +6,8 @@ export const policy: Record<string, MethodPolicy> = {
   ping: { auth: { public: true } },
   // Session-only (the default) with a small body limit.
   greet: { runtime: { maxBodyBytes: 4096 } },
+  // Streaming: answers events as it goes (README "Streaming answers").
+  tell: { runtime: { streaming: true, timeoutMs: 20_000 } },
 };
 
 export function ping(): { pong: true; at: string } {
@@ -16,4 +18,19 @@ export function greet(ctx: RpcContext, input?: { name?: unknown }): string {
   const greeting = (ctx.config as { greeting?: string }).greeting ?? "Hello";
   const name = typeof input?.name === "string" && input.name.trim() !== "" ? input.name.trim() : "viewer";
   return `${greeting}, ${name}!`;
+}
+
+const STORY = "Once upon a time a viewer asked its server for a story, and the server told it word by word.";
+
+/** Emits the story a word at a time, as a chat model would its tokens, then returns it whole. */
+export async function tell(ctx: RpcContext, input?: { delayMs?: unknown }): Promise<{ words: number; text: string }> {
+  const delayMs = typeof input?.delayMs === "number" ? Math.min(Math.max(input.delayMs, 0), 1_000) : 120;
+  const words = STORY.split(" ");
+  for (const [index, word] of words.entries()) {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    ctx.signal.throwIfAborted();
+    // Waits while the page reads slower than the method writes.
+    await ctx.emit({ index, word });
+  }
+  return { words: words.length, text: STORY };
 }
