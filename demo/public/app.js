@@ -32,6 +32,11 @@ AppUser.addHandler("requestSecretUpdate", ({ type, contextId }) => {
 const calls = [
   { title: "greeter.ping — plugin, public", run: () => xserver.plugin.greeter.ping() },
   { title: "greeter.greet — plugin, TypeScript, session-only", run: () => xserver.plugin.greeter.greet({ name: "Ada" }) },
+  {
+    title: "greeter.tell — streaming: the words arrive as the server writes them",
+    // $stream calls answer { events, result, abort }: events as they come, then the result.
+    stream: () => xserver.plugin.greeter.$stream.tell({ delayMs: 120 }),
+  },
   { title: "clock.now — module, public", run: () => xserver.module.clock.now() },
   { title: "clock.whoami — module, session-only", run: () => xserver.module.clock.whoami() },
   {
@@ -65,7 +70,17 @@ for (const spec of calls) {
     out.className = "";
     out.textContent = "…";
     try {
-      out.textContent = JSON.stringify(await spec.run(), null, 2);
+      if (spec.stream) {
+        const { events, result } = spec.stream();
+        let words = "";
+        for await (const event of events) {
+          words += (words ? " " : "") + event.word;
+          out.textContent = words;
+        }
+        out.textContent = `${words}\n\nresult: ${JSON.stringify(await result, null, 2)}`;
+      } else {
+        out.textContent = JSON.stringify(await spec.run(), null, 2);
+      }
     } catch (error) {
       out.className = "error";
       out.textContent = `${error.status ?? ""} ${error.code ?? error.name}: ${error.message}`;

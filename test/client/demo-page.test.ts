@@ -52,6 +52,19 @@ describeInBrowser("the demo viewer", () => {
     expect(JSON.parse((await press("clock.partnerReport — verifier-only, with X-Demo-Key")).text)).toMatchObject({ for: "partner", days: 3 });
   });
 
+  it("shows a streaming method's words as they arrive, then its result", async () => {
+    const box = page.locator(".call", { has: page.locator("h2", { hasText: "greeter.tell" }) });
+    await box.locator("button").click();
+    const out = box.locator("pre");
+    // Some words are on the page while the method is still writing the rest.
+    await expect.poll(async () => (await out.textContent()) ?? "", { timeout: 10_000 }).toMatch(/^Once upon/);
+    expect(await out.textContent()).not.toContain("result:");
+    await expect.poll(async () => (await out.textContent()) ?? "", { timeout: 10_000 }).toContain("result:");
+    const text = (await out.textContent()) ?? "";
+    expect(text).toMatch(/^Once upon a time .* word by word\.\n\nresult: /);
+    expect(JSON.parse(text.slice(text.indexOf("result: ") + 8))).toMatchObject({ words: 20 });
+  });
+
   it("reaches the upstream through both proxy aliases, logs in, and recovers from a 401", async () => {
     const api = JSON.parse((await press("proxy demo-api")).text);
     expect(api).toMatchObject({ path: "/api/hello", apiKeyReceived: true, query: { tag: "b" } });
