@@ -16,6 +16,11 @@ z.config(en());
 
 const positiveInt = z.number().check(z.int(), z.positive());
 const nonNegativeInt = z.number().check(z.int(), z.nonnegative());
+// Durations become Node timers, which take at most 2^31 - 1 ms and turn anything longer
+// into 1 ms: a "never" written as a huge number would fire at once instead.
+const MAX_TIMER_MS = 2_147_483_647;
+const timerMs = z.number().check(z.int(), z.positive(), z.lte(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms`));
+const nonNegativeTimerMs = z.number().check(z.int(), z.nonnegative(), z.lte(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms`));
 
 export const jwtSettingsSchema = z.strictObject({
   secret: z.optional(z.string()),
@@ -37,7 +42,7 @@ const verifierContextSchema = z.strictObject({
 const proxySchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }),
   headers: z.optional(z.record(z.string(), z.string())),
-  timeoutMs: z.optional(positiveInt),
+  timeoutMs: z.optional(timerMs),
   auth: z.optional(
     z.strictObject({
       enabled: z.optional(z.boolean()),
@@ -52,24 +57,24 @@ const proxySchema = z.strictObject({
 const isolationSchema = z.strictObject({
   minThreads: z.optional(nonNegativeInt),
   maxThreads: z.optional(positiveInt),
-  idleTimeoutMs: z.optional(positiveInt),
+  idleTimeoutMs: z.optional(timerMs),
   maxOldGenerationSizeMb: z.optional(positiveInt),
   maxYoungGenerationSizeMb: z.optional(positiveInt),
   stackSizeMb: z.optional(positiveInt),
   /** After a timeout, how long a method has to settle once its signal fired before its worker is terminated. */
-  abortGraceMs: z.optional(nonNegativeInt),
+  abortGraceMs: z.optional(nonNegativeTimerMs),
 });
 
 export const rpcDefaultsSchema = z.strictObject({
   /** Which functions of a server file are methods: every function export, or only those its `policy` names. */
   expose: z.optional(z.enum(["exports", "policy"])),
   maxBodyBytes: z.optional(positiveInt),
-  timeoutMs: z.optional(positiveInt),
+  timeoutMs: z.optional(timerMs),
   maxConcurrency: z.optional(positiveInt),
   queueLimit: z.optional(nonNegativeInt),
   isolation: z.optional(isolationSchema),
   /** A streaming answer sends `{"ping":true}` after this long without a line. */
-  streamHeartbeatMs: z.optional(positiveInt),
+  streamHeartbeatMs: z.optional(timerMs),
 });
 
 export const configSchema = z.strictObject({
@@ -77,7 +82,7 @@ export const configSchema = z.strictObject({
     z.strictObject({
       allowedOrigins: z.optional(z.array(z.string())),
       trustProxy: z.optional(z.boolean()),
-      shutdownTimeoutMs: z.optional(positiveInt),
+      shutdownTimeoutMs: z.optional(timerMs),
       /** Exit at start when any plugin or module fails to load, instead of serving the rest. */
       strictStartup: z.optional(z.boolean()),
       /** The origin viewers reach the server at, behind proxies (`ctx.core.CORE.client.domain`). */
@@ -98,7 +103,7 @@ export const configSchema = z.strictObject({
       outbound: z.optional(
         z.strictObject({
           allow: z.optional(z.array(z.string())),
-          timeoutMs: z.optional(positiveInt),
+          timeoutMs: z.optional(timerMs),
         }),
       ),
       metrics: z.optional(
@@ -121,12 +126,12 @@ const circuitBreakerSchema = z.strictObject({
   /** Default `kind/id/method`; a key given here is shared server-wide. */
   key: z.optional(z.string().check(z.minLength(1))),
   failureThreshold: z.optional(positiveInt),
-  resetAfterMs: z.optional(positiveInt),
+  resetAfterMs: z.optional(timerMs),
 });
 
 /** The runtime fields, which an entry may also carry flat beside `auth` (the legacy form). */
 const runtimeFields = {
-  timeoutMs: z.optional(positiveInt),
+  timeoutMs: z.optional(timerMs),
   maxBodyBytes: z.optional(positiveInt),
   // Zero means unlimited, as in the legacy form.
   maxConcurrency: z.optional(nonNegativeInt),

@@ -56,9 +56,7 @@ export function answerError(reply: FastifyReply, call: RpcCall, error: unknown, 
   // timeout has nothing more to say than its event and code.
   const logged = error instanceof CallTimeoutError ? undefined : isHttpError(error) ? (error as { cause?: unknown }).cause : error;
   if (open) {
-    // A reader that stopped reading until the call timed out would never see the record.
-    if (error instanceof CallTimeoutError && open.stalled) open.abandon();
-    else open.finish(`"ok":false,"status":${rpcError.status},${errorJson(rpcError, options.maskSecrets).slice(1)}`);
+    open.finish(`"ok":false,"status":${rpcError.status},${errorJson(rpcError, options.maskSecrets).slice(1)}`);
     logEvent(options, event, call, rpcError.status, rpcError.code, logged, open);
     return;
   }

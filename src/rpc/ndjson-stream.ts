@@ -13,8 +13,7 @@
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import type { CallLifetime } from "../runtime/call-lifetime.js";
-import { serializeEvent } from "../runtime/isolated-emit.js";
-import { pendingEmit, refusedEmit, type StreamSink } from "../runtime/stream-sink.js";
+import { pendingEmit, refusedEmit, serializeEvent, StreamEndedError, type StreamSink } from "../runtime/stream-sink.js";
 
 const HEADERS = {
   "content-type": "application/x-ndjson; charset=utf-8",
@@ -28,14 +27,6 @@ const PING_BYTES = Buffer.byteLength(PING);
 interface Waiter {
   resolve: () => void;
   reject: (reason: unknown) => void;
-}
-
-/** Why an emit after the terminal record rejects. */
-class StreamEndedError extends Error {
-  constructor() {
-    super("the stream has ended");
-    this.name = "StreamEndedError";
-  }
 }
 
 export class NdjsonStream implements StreamSink {
@@ -108,7 +99,12 @@ export class NdjsonStream implements StreamSink {
     });
   }
 
-  /** Writes the terminal record and ends the response. `record` is the JSON text after `{"done":true,`. */
+  /**
+   * Writes the terminal record and ends the response. A reader that takes no byte of it
+   * for three heartbeats (45 s by default, the browser client's stall timeout) is gone or
+   * stuck: the connection is dropped then, so an unread answer never sits in memory for
+   * good. `record` is the JSON text after `{"done":true,`.
+   */
   finish(record: string): void {
     this.#close(new StreamEndedError());
     const res = this.#res;
@@ -116,20 +112,15 @@ export class NdjsonStream implements StreamSink {
     const line = `{"done":true,${record}\n`;
     this.bytes += Buffer.byteLength(line);
     res.end(line);
+    if (res.writableFinished) return;
+    const unread = setTimeout(() => res.destroy(), 3 * this.#heartbeatMs);
+    res.once("close", () => clearTimeout(unread));
   }
 
-  /**
-   * Drops the connection without a terminal record: the reader stopped reading (so it
-   * would never see the record, and the response could sit in memory for good), or is gone.
-   */
+  /** Drops the connection without a terminal record: the reader is gone. */
   abandon(): void {
     this.#close(new StreamEndedError());
     this.#res.destroy();
-  }
-
-  /** True when the reader has left bytes unread: a terminal record could not be delivered now. */
-  get stalled(): boolean {
-    return this.#res.writableNeedDrain;
   }
 
   #write(line: string): boolean {

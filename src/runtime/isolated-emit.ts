@@ -9,10 +9,11 @@
  * round trip per event cost about 20 µs of CPU against 1.3 µs for an inline method's event
  * (bench/stream.mjs); batching brings it close to the inline cost, while a reader that
  * stops still holds the method once the window is full, as it holds an inline one at its
- * next emit. Once the call has ended the main thread says so, and every later `emit` rejects.
+ * next emit. Once the call has ended the main thread says so, and every later `emit` rejects
+ * (until that word arrives, up to a window of emits may still resolve).
  */
 import type { MessagePort } from "node:worker_threads";
-import { pendingEmit, refusedEmit, type StreamSink } from "./stream-sink.js";
+import { pendingEmit, refusedEmit, serializeEvent, StreamEndedError, type StreamSink } from "./stream-sink.js";
 
 /** Event text the worker may have written ahead of the socket. */
 const WINDOW_CHARS = 64 * 1024;
@@ -44,6 +45,8 @@ export interface WorkerEmitter {
   emit(value: unknown): Promise<void>;
   /** Sends what is queued and resolves once every event is written (or the call ended): before the method's outcome goes back. */
   settle(): Promise<void>;
+  /** The call is over: every later `emit` rejects, as an inline method's does. */
+  close(): void;
 }
 
 /** Worker: the emitter of one call. */
@@ -53,7 +56,7 @@ export function emitOverPort(port: MessagePort): WorkerEmitter {
   /** Characters of each batch sent and not yet acknowledged, oldest first. */
   const inFlight: number[] = [];
   let unacked = 0;
-  let refused: Error | undefined;
+  let refused: unknown;
   let flushScheduled = false;
   /** Emits waiting for room in the window, and `settle` waiting for everything to be acknowledged. */
   let waiting: Array<{ resolve: () => void; reject: (reason: unknown) => void }> = [];
@@ -74,13 +77,18 @@ export function emitOverPort(port: MessagePort): WorkerEmitter {
     for (const resolve of done) resolve();
   };
 
+  const refuse = (reason: unknown) => {
+    if (refused) return;
+    refused = reason;
+    const blocked = waiting;
+    waiting = [];
+    for (const waiter of blocked) waiter.reject(reason);
+    wakeSettled();
+  };
+
   port.on("message", (reply: EmitReply) => {
     if (reply.refused) {
-      refused = Object.assign(new Error(reply.refused.message), { name: reply.refused.name });
-      const blocked = waiting;
-      waiting = [];
-      for (const waiter of blocked) waiter.reject(refused);
-      wakeSettled();
+      refuse(Object.assign(new Error(reply.refused.message), { name: reply.refused.name }));
       return;
     }
     unacked -= inFlight.shift() ?? 0;
@@ -114,16 +122,8 @@ export function emitOverPort(port: MessagePort): WorkerEmitter {
         wakeSettled();
       });
     },
+    close() {
+      refuse(new StreamEndedError());
+    },
   };
-}
-
-/** An event's JSON text; `undefined` (and anything JSON leaves out) is `null`. Throws a TypeError for what JSON cannot carry. */
-export function serializeEvent(value: unknown): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new TypeError(`ctx.emit: the event is not JSON-serialisable (${(error as Error).message})`);
-  }
-  return json ?? "null";
 }

@@ -74,6 +74,9 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
       },
     };
   } finally {
+    // A method may go on emitting after it returned (a loop it did not await): those emits
+    // reject rather than vanish into a closed port.
+    emitter?.close();
     task.abortPort.close();
     task.emitPort?.close();
   }

@@ -35,6 +35,25 @@ export function pendingEmit(executor: (resolve: () => void, reject: (reason: unk
   return promise;
 }
 
+/** Why an emit after the stream's terminal record rejects. */
+export class StreamEndedError extends Error {
+  constructor() {
+    super("the stream has ended");
+    this.name = "StreamEndedError";
+  }
+}
+
+/** An event's JSON text; `undefined` (and anything JSON leaves out) is `null`. Throws a TypeError for what JSON cannot carry. */
+export function serializeEvent(value: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`ctx.emit: the event is not JSON-serialisable (${(error as Error).message})`);
+  }
+  return json ?? "null";
+}
+
 /** `ctx.emit` of a buffered method. */
 export function notStreaming(): Promise<never> {
   return refusedEmit(new Error("ctx.emit works in streaming methods only (runtime.streaming: true)"));

@@ -59,6 +59,7 @@ describe("node cluster-index.js", () => {
       expect(done).toMatchObject({ done: true, ok: true, result: { pid: a?.event.pid } });
       pids.add(done!.result.pid);
     }
+    expect(pids.size).toBe(2);
     expect(pids.has(cluster.child.pid!)).toBe(false);
   });
 

@@ -42,6 +42,11 @@ describe("createServer with a bad config", () => {
     );
   });
 
+  it("refuses a duration a Node timer cannot hold (it would fire at once), naming the key", async () => {
+    await expect(refused({ server: { rpc: { streamHeartbeatMs: 3_000_000_000 } } })).rejects.toThrow(/server\.rpc\.streamHeartbeatMs: .*2147483647/);
+    await expect(refused({ server: { rpc: { timeoutMs: 2 ** 31 } } })).rejects.toThrow(/server\.rpc\.timeoutMs/);
+  });
+
   it("refuses an unknown key at any depth, naming it", async () => {
     await expect(refused({ server: { secure: { proxies: { up: { baseUrl: "http://127.0.0.1:1", timeout: 5 } } } } })).rejects.toThrow(
       /server\.secure\.proxies\.up: .*\(unknown key timeout\)/,
