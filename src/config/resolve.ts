@@ -19,6 +19,21 @@ export interface RpcSettings {
   streamHeartbeatMs: number;
 }
 
+export interface SessionSettings {
+  /** Bytes of data one session may hold: over it a call answers 413 SESSION_DATA_TOO_LARGE. */
+  maxDataBytes: number;
+  /** The in-memory store's bounds: the least recently used sessions go first. */
+  maxEntries: number;
+  maxBytes: number;
+}
+
+export interface RedisSettings {
+  /** May carry a password: never logged. */
+  url: string;
+  keyPrefix: string;
+  commandTimeoutMs: number;
+}
+
 export interface ResolvedConfig {
   allowedOrigins: ReadonlySet<string>;
   trustProxy: boolean;
@@ -28,6 +43,9 @@ export interface ResolvedConfig {
   /** `server.publicOrigin`, or null. */
   publicOrigin: string | null;
   sessionTtlSec: number;
+  session: SessionSettings;
+  /** `null` without `server.redis`: state then stays in this process (or the cluster's master). */
+  redis: RedisSettings | null;
   rpc: RpcSettings;
   /** `null` when neither `rpcVerifiers` nor `rpcAuth` is configured. */
   rpcVerifiers: ReadonlyMap<string, VerifierContext> | null;
@@ -49,6 +67,9 @@ export interface ResolvedConfig {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_SESSION_DATA_BYTES = 64 * 1024;
+export const DEFAULT_SESSION_STORE_ENTRIES = 10_000;
+export const DEFAULT_SESSION_STORE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_QUEUE_LIMIT = 100;
 /** Under a third of the browser client's 45 s stall timeout, so two lost pings never stall a stream. */
@@ -81,6 +102,14 @@ export function resolveConfig(
     strictStartup: server.strictStartup ?? false,
     publicOrigin: server.publicOrigin ? new URL(server.publicOrigin).origin : null,
     sessionTtlSec: server.session?.ttlSec ?? 8 * 3600,
+    session: {
+      maxDataBytes: server.session?.maxDataBytes ?? DEFAULT_SESSION_DATA_BYTES,
+      maxEntries: server.session?.store?.maxEntries ?? DEFAULT_SESSION_STORE_ENTRIES,
+      maxBytes: server.session?.store?.maxBytes ?? DEFAULT_SESSION_STORE_BYTES,
+    },
+    redis: server.redis
+      ? { url: server.redis.url, keyPrefix: server.redis.keyPrefix ?? "counterpart:", commandTimeoutMs: server.redis.commandTimeoutMs ?? 1_000 }
+      : null,
     rpc: {
       expose: rpc.expose ?? "exports",
       maxBodyBytes: rpc.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -87,7 +87,25 @@ export const configSchema = z.strictObject({
       strictStartup: z.optional(z.boolean()),
       /** The origin viewers reach the server at, behind proxies (`ctx.core.CORE.client.domain`). */
       publicOrigin: z.optional(z.url({ protocol: /^https?$/ })),
-      session: z.optional(z.strictObject({ ttlSec: z.optional(positiveInt) })),
+      session: z.optional(
+        z.strictObject({
+          ttlSec: z.optional(positiveInt),
+          /** Bytes of data one session may hold (names and JSON values). */
+          maxDataBytes: z.optional(positiveInt),
+          /** The in-memory store (index.js, and the cluster master): how many sessions and bytes it keeps before dropping the least recently used. */
+          store: z.optional(z.strictObject({ maxEntries: z.optional(positiveInt), maxBytes: z.optional(positiveInt) })),
+        }),
+      ),
+      /** Shared state: session data, circuit breakers and deployment-wide concurrency for every process using this Redis. */
+      redis: z.optional(
+        z.strictObject({
+          url: z.string().check(z.regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")),
+          /** Prepended to every key, so deployments may share one Redis. */
+          keyPrefix: z.optional(z.string()),
+          /** A command that takes longer counts as the store being unreachable. */
+          commandTimeoutMs: z.optional(timerMs),
+        }),
+      ),
       rpc: z.optional(rpcDefaultsSchema),
       secure: z.optional(
         z.strictObject({

@@ -35,6 +35,9 @@ export const ERROR_CODES = {
   PROXY_UPSTREAM_TIMEOUT: { status: 504, message: "Upstream did not answer in time" },
   PROXY_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed through the proxy" },
 
+  SESSION_DATA_TOO_LARGE: { status: 413, message: "Session data over its size limit; nothing was saved" },
+  SESSION_STORE_UNAVAILABLE: { status: 503, message: "The session store cannot be reached" },
+
   NOT_FOUND: { status: 404, message: "Not found" },
   BAD_PATH: { status: 400, message: "Invalid path" },
   BAD_REQUEST: { status: 400, message: "Bad request" },
