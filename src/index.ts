@@ -6,6 +6,7 @@ export { createServer, DEMO_ROOT, type AppServer, type CreateServerOptions } fro
 export { HttpError, RpcError, StartupError, isHttpError } from "./errors/http-error.js";
 export { ERROR_CODES, type ErrorCode } from "./errors/codes.js";
 export type { RpcContext, IsolatedRpcContext } from "./plugin-api/context.js";
+export type { SessionStore, SessionChanges } from "./state/session-store.js";
 export type { MethodPolicy, PublicCheck, PublicCheckInput, CircuitBreakerPolicy } from "./discovery/policy.js";
 export type { RpcVerifier, RpcVerifierInput, RpcVerifierResult, ProxyVerifier, ProxyVerifierInput, UpstreamState, VerifierResult } from "./auth/verifier-types.js";
 export { verifyProxyAuth } from "./proxy/verify-proxy-auth.js";

@@ -33,6 +33,8 @@ import { checkProxyConfig } from "../proxy/check-config.js";
 import { proxyRoutes } from "../proxy/route.js";
 import { rpcRoutes } from "../rpc/route.js";
 import { addDevServerTargets } from "../rpc/server-methods.js";
+import { MemorySessionStore } from "../state/memory-session-store.js";
+import type { SessionStore } from "../state/session-store.js";
 import { RpcRuntime } from "../runtime/runtime.js";
 import { bindFacadeScope, joinAppServerGlobal } from "../plugin-api/app-server.js";
 import type { ServerTargetScope } from "../plugin-api/server-targets.js";
@@ -62,6 +64,8 @@ export interface CreateServerOptions {
   logLevel?: string;
   /** Set by a cluster worker (src/cluster/worker.ts): dev logs, status and metrics go through the master. */
   cluster?: ClusterHooks;
+  /** Where session data lives, when not in this process: a cluster worker's goes to its master. Redis (`server.redis`) wins over it. */
+  sessionStore?: SessionStore;
 }
 
 export interface AppServer {
@@ -172,6 +176,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       events: { rpc: [], proxy: [] },
       facade,
       serverRoutes,
+      sessionStore: options.sessionStore ?? new MemorySessionStore(config.session.maxEntries, config.session.maxBytes),
     };
     const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
@@ -233,6 +238,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
         try {
           await app.close();
           await runtime.close();
+          await core.sessionStore.close();
         } finally {
           global.leave();
         }

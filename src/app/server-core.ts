@@ -17,6 +17,7 @@ import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
 import type { CoreFacade } from "../core/facade.js";
 import type { EventListeners } from "../log/events.js";
 import type { ServerRoutes } from "../discovery/server-routes.js";
+import type { SessionStore } from "../state/session-store.js";
 
 export interface ServerCore {
   root: string;
@@ -42,4 +43,6 @@ export interface ServerCore {
   facade: CoreFacade;
   /** Routes boot hooks registered. */
   serverRoutes: ServerRoutes;
+  /** Where session data lives: this process, the cluster's master, or Redis (README "Session data"). */
+  sessionStore: SessionStore;
 }

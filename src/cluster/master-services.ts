@@ -18,6 +18,8 @@ import type { LogQuery } from "../log/log-query.js";
 import type { Logger } from "../log/logger.js";
 import type { ClusterStatus, LogPage, MetricsJson, ProcessStatus, WorkerStatus } from "../core/cluster-hooks.js";
 import type { IpcChannel } from "./ipc.js";
+import { serveSessions } from "./ipc-session-store.js";
+import type { SessionStore } from "../state/session-store.js";
 
 export const WORKER_STATUS_TIMEOUT_MS = 1_000;
 export const WORKER_METRICS_TIMEOUT_MS = 2_000;
@@ -41,9 +43,12 @@ export class MasterServices {
   readonly #ringBuffer: LogRingBuffer | null;
   readonly #log: Logger;
   #registry: Registry | null = null;
+  /** Every worker's session data (README "Session data"). */
+  readonly #sessions: SessionStore;
 
-  constructor(facts: MasterFacts, ringBuffer: LogRingBuffer | null, log: Logger) {
+  constructor(facts: MasterFacts, ringBuffer: LogRingBuffer | null, log: Logger, sessions: SessionStore) {
     this.#facts = facts;
+    this.#sessions = sessions;
     this.#ringBuffer = ringBuffer;
     this.#log = log;
   }
@@ -54,6 +59,7 @@ export class MasterServices {
     channel.handle("logs", (query) => this.logs(query as LogQuery));
     channel.handle("status", () => this.status());
     channel.handle("metrics", () => this.metrics());
+    serveSessions(channel, this.#sessions);
   }
 
   /** A dev log line forwarded by a worker. */

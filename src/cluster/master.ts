@@ -24,6 +24,7 @@ import { createLogger, type Logger } from "../log/logger.js";
 import { DEMO_ROOT, checkRoot, readConfig } from "../app/create-server.js";
 import { IpcChannel, isClusterMessage, type ClusterMessage } from "./ipc.js";
 import { MasterServices, type WorkerHandle } from "./master-services.js";
+import { MemorySessionStore } from "../state/memory-session-store.js";
 import { CLUSTER_USAGE, readWorkerCount } from "./options.js";
 import { RestartPolicy } from "./restart-policy.js";
 
@@ -96,6 +97,7 @@ class Master {
       },
       ringBuffer,
       this.#log,
+      new MemorySessionStore(setup.config.session.maxEntries, setup.config.session.maxBytes),
     );
   }
 

@@ -7,6 +7,7 @@
 import type { ClusterHooks, ClusterStatus, LogPage, MetricsJson, ProcessStatus } from "../core/cluster-hooks.js";
 import type { LogQuery } from "../log/log-query.js";
 import { IpcChannel, isClusterMessage, type ClusterMessage } from "./ipc.js";
+import { IpcSessionStore } from "./ipc-session-store.js";
 
 /** How long a worker waits for the master: the master itself gives each worker less. */
 export const MASTER_ANSWER_TIMEOUT_MS = 3_000;
@@ -26,6 +27,9 @@ export class WorkerLink implements ClusterHooks {
     });
     process.once("disconnect", () => this.#channel.close("the master is gone"));
   }
+
+  /** Session data, held by the master. */
+  readonly sessionStore = new IpcSessionStore(this.#channel);
 
   ready(url: string): void {
     this.#send({ type: "counterpart:ready", url });

@@ -19,7 +19,7 @@ export async function runWorker(argv: string[], env: NodeJS.ProcessEnv): Promise
     if (options === "help" || options === "version") return;
     // `--port 0` too: node:cluster gives every worker, replacements included, the port the
     // first one got, as long as one worker holds it.
-    server = await createServer({ ...options, env, cluster: link });
+    server = await createServer({ ...options, env, cluster: link, sessionStore: link.sessionStore });
     link.ready(await server.listen());
   } catch (error) {
     const message = error instanceof StartupError ? error.message : (error as Error)?.stack ?? String(error);

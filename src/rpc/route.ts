@@ -26,6 +26,8 @@ import { parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "../runtime/call.js";
 import { checkStreamMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
+import { CallSession } from "../state/call-session.js";
+import type { SessionStore } from "../state/session-store.js";
 
 interface RpcParams {
   kind: string;
@@ -39,7 +41,7 @@ export interface RpcRouteOptions {
   log: Logger;
   maskSecrets: SecretMask | null;
   events: EventListeners;
-  config: Pick<ResolvedConfig, "allowedOrigins" | "trustProxy" | "rpc" | "rpcVerifiers">;
+  config: Pick<ResolvedConfig, "allowedOrigins" | "trustProxy" | "rpc" | "rpcVerifiers" | "session">;
   registry: Registry;
   serverOnlyFiles: ServerOnlyFiles;
   sessionChecks: SessionCheck;
@@ -50,6 +52,8 @@ export interface RpcRouteOptions {
    */
   facade: CoreFacade;
   runtime: RpcRuntime;
+  /** Where `ctx.session`'s data lives (README "Session data"). */
+  sessionStore: SessionStore;
 }
 
 export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions): Promise<void> {
@@ -105,6 +109,9 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       // function that never settles is bounded like a verifier.
       const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
+      // The session's data is loaded while the body arrives; awaited before the method runs.
+      const opening = access.session ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes) : null;
+      if (opening instanceof Promise) opening.catch(() => {});
       const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, lifetime));
       const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;
@@ -131,12 +138,13 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
           )
         : null;
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
+      const session = opening instanceof Promise ? await lifetime.race(opening) : opening;
       if (entry.policy.streaming) stream = new NdjsonStream(reply, lifetime, options.config.rpc.streamHeartbeatMs);
       const result = await runtime.run({
         entry,
         call,
         args: body.args,
-        session: access.session ? { id: access.session.id, createdAt: access.session.createdAt } : null,
+        session,
         user,
         viewerId: body.viewerId,
         contextId: body.contextId,

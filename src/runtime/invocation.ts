@@ -7,13 +7,15 @@ import type { IsolatedRpcContext, RpcContext, RpcSession } from "../plugin-api/c
 import type { ItemSecure } from "../config/secure-config.js";
 import type { CallLifetime } from "./call-lifetime.js";
 import { notStreaming, type StreamSink } from "./stream-sink.js";
+import type { CallSession } from "../state/call-session.js";
 
 /** Everything the runtime needs to run one checked call. */
 export interface Invocation {
   entry: MethodEntry;
   call: RpcCall;
   args: unknown[];
-  session: RpcSession | null;
+  /** The session and its data (`ctx.session`), saved when the method ends; null without a session. */
+  session: CallSession | null;
   user: unknown;
   viewerId: string | undefined;
   contextId: string | undefined;
@@ -58,7 +60,7 @@ class InlineContext implements RpcContext {
 
   constructor(invocation: Invocation) {
     const { entry } = invocation;
-    this.session = invocation.session;
+    this.session = invocation.session?.view ?? null;
     this.user = invocation.user;
     this.viewerId = invocation.viewerId;
     this.contextId = invocation.contextId;
@@ -91,13 +93,19 @@ export function inlineContext(invocation: Invocation): RpcContext {
   return new InlineContext(invocation);
 }
 
-/** What crosses to the worker; `signal` and `emit` are re-created there. */
-export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit">;
+/**
+ * What crosses to the worker; `signal`, `emit` and `session` are re-created there, the
+ * session from `sessionData` (its fields as JSON text, or null when the store could not
+ * be reached).
+ */
+export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit" | "session"> & {
+  sessionData: { id: string; createdAt: number; fields: Array<[string, string]> | null } | null;
+};
 
 /** The serialisable part, all an isolated method gets. */
 export function isolatedContext(invocation: Invocation): IsolatedContextData {
   return {
-    session: invocation.session,
+    sessionData: invocation.session ? invocation.session.transfer() : null,
     user: invocation.user,
     viewerId: invocation.viewerId,
     contextId: invocation.contextId,

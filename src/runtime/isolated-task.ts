@@ -26,10 +26,13 @@ export interface IsolatedError {
   stack: string | undefined;
 }
 
+/** The fields the method left in `ctx.session` (name → JSON text), when it had a session to save. */
+type SessionFields = { session?: Array<[string, string]> };
+
 export type IsolatedOutcome =
-  | { ok: true; json: string }
-  | { ok: false; badResult: string }
-  | { ok: false; error: IsolatedError }
+  | ({ ok: true; json: string } & SessionFields)
+  | ({ ok: false; badResult: string } & SessionFields)
+  | ({ ok: false; error: IsolatedError } & SessionFields)
   /** The call had ended before the method started: it never ran. */
   | { ok: false; aborted: true };
 

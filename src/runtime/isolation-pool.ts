@@ -98,6 +98,7 @@ export class IsolationPool {
       port1.close();
       emits?.port1.close();
     }
+    if ("session" in outcome && outcome.session) invocation.session?.adopt(new Map(outcome.session));
     if (outcome.ok) return new SerializedResult(outcome.json);
     if ("aborted" in outcome) throw lifetime.reason;
     if ("badResult" in outcome) throw Object.assign(errorOf("RPC_BAD_RESULT"), { cause: new Error(outcome.badResult) });

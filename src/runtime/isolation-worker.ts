@@ -13,6 +13,7 @@ import { unpackIsolatedArgs } from "./isolated-args.js";
 import { emitOverPort, type WorkerEmitter } from "./isolated-emit.js";
 import { notStreaming } from "./stream-sink.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
+import { fieldsOf, sessionView, unavailableSessionView, type SessionView } from "../state/session-data.js";
 
 const data = workerData as IsolationWorkerData;
 // Setting up this worker's heap put V8's young-generation growth factor back.
@@ -30,12 +31,25 @@ globalThis.APP_SERVER = createAppServerApi({
   targetScope: () => targetScope,
 });
 
+/** `ctx.session` in the worker: read-only `id` and `createdAt` as in the main thread. */
+function rebuildSession(data: IsolatedTask["context"]["sessionData"]): SessionView | null {
+  if (!data) return null;
+  return data.fields ? sessionView(data.id, data.createdAt, new Map(data.fields)) : unavailableSessionView(data.id, data.createdAt);
+}
+
+/** The session's fields after the method, for the main thread to save; none when the store could not be reached. */
+function sessionFields(session: SessionView | null, data: IsolatedTask["context"]["sessionData"]): { session?: Array<[string, string]> } {
+  if (!session || !data?.fields) return {};
+  return { session: [...fieldsOf(session)] };
+}
+
 export default async function runIsolated(task: IsolatedTask): Promise<IsolatedOutcome> {
   // A call that ended while it waited for this worker has its abort already queued on the
   // port, where a listener would only see it after the method started: read it now, so
   // that such a call never runs (and the signal starts aborted).
   const controller = new AbortController();
   let emitter: WorkerEmitter | undefined;
+  let session: SessionView | null = null;
   const abortIfPending = () => {
     if (!controller.signal.aborted && receiveMessageOnPort(task.abortPort) !== undefined) controller.abort(new Error("call aborted"));
     return controller.signal.aborted;
@@ -51,18 +65,28 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     if (abortIfPending()) return { ok: false, aborted: true };
     emitter = task.emitPort ? emitOverPort(task.emitPort) : undefined;
     const emit = emitter ? emitter.emit : notStreaming;
-    const result = await (fn as (...args: unknown[]) => unknown)({ ...task.context, args, signal: controller.signal, emit }, ...args);
+    const { sessionData, ...context } = task.context;
+    session = rebuildSession(sessionData);
+    const result = await (fn as (...args: unknown[]) => unknown)({ ...context, session, args, signal: controller.signal, emit }, ...args);
     // Every event is written before the outcome goes back: the terminal record comes last.
     await emitter?.settle();
+    const fields = sessionFields(session, sessionData);
     try {
-      return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null" };
+      return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null", ...fields };
     } catch (error) {
-      return { ok: false, badResult: (error as Error).message };
+      return { ok: false, badResult: (error as Error).message, ...fields };
     }
   } catch (error) {
     await emitter?.settle();
     const isRpc = isHttpError(error);
+    let fields: ReturnType<typeof sessionFields> = {};
+    try {
+      fields = sessionFields(session, task.context.sessionData);
+    } catch {
+      // The method's own error is the answer; a field it left unsaveable changes nothing.
+    }
     return {
+      ...fields,
       ok: false,
       error: {
         rpc: isRpc,

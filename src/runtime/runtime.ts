@@ -18,6 +18,7 @@ import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
 import { SerializedResult } from "./serialized-result.js";
 import { youngGenerationLimited } from "../core/young-generation.js";
+import type { CallSession } from "../state/call-session.js";
 
 /** What the runtime needs from the server it runs for. */
 export interface RuntimeOptions {
@@ -80,6 +81,9 @@ export class RpcRuntime {
       // Admitted: a streaming answer's headers go out now, before the method's first event.
       invocation.stream?.open();
       work = this.#execute(invocation, isolatedArgs);
+      // The session's data is saved as part of the work: before the answer, under the
+      // call's timeout and slot.
+      if (invocation.session) work = savingSession(work, invocation.session);
       // Serialised here, not in the answer, so that a bad result counts for the breaker.
       const result = toSerialized(await lifetime.race(work));
       breaker?.record("success", isTrial);
@@ -143,10 +147,39 @@ function outcomeOf(error: unknown): CallOutcome {
   if (error instanceof ClientGoneError) return "neutral";
   if (error instanceof CallTimeoutError) return "failure";
   if (isHttpError(error)) {
-    if (error.code === "RPC_QUEUE_FULL") return "neutral";
+    // A full queue, or a session store that is down, says nothing about the method's upstream.
+    if (error.code === "RPC_QUEUE_FULL" || error.code === "SESSION_STORE_UNAVAILABLE") return "neutral";
     return error.status >= 500 ? "failure" : "success";
   }
   return "failure";
+}
+
+/**
+ * Saves what the method changed in `ctx.session` once it ends. After a success a failed
+ * save is the call's answer (413 SESSION_DATA_TOO_LARGE, 503 SESSION_STORE_UNAVAILABLE):
+ * the viewer must not believe data was kept that was not. After a failure the method's
+ * own error is the answer, and its changes are still saved when they can be.
+ */
+function savingSession(work: Promise<unknown>, session: CallSession): Promise<unknown> {
+  return work.then(
+    (result) => {
+      const saving = session.save();
+      return saving === undefined ? result : saving.then(() => result);
+    },
+    (error: unknown) => {
+      let saving: Promise<void> | undefined;
+      try {
+        saving = session.save();
+      } catch {
+        // A field that cannot be saved: the method's own error is still the answer.
+      }
+      if (saving === undefined) throw error;
+      return saving.then(
+        () => Promise.reject(error),
+        () => Promise.reject(error),
+      );
+    },
+  );
 }
 
 function isIsolated(entry: MethodEntry): boolean {
@@ -159,6 +192,8 @@ function toSerialized(result: unknown): SerializedResult {
   try {
     json = JSON.stringify(result === undefined ? null : result);
   } catch (error) {
+    // A result quoting a session whose store is down: the store's answer, not a bad result.
+    if (isHttpError(error)) throw error;
     // The serialiser's message may quote the method's data: it goes to the log only.
     throw Object.assign(errorOf("RPC_BAD_RESULT"), { cause: error });
   }

@@ -12,11 +12,13 @@ import { SessionCheck } from "../auth/session-cache.js";
 import { readSessionCookie } from "../auth/session-cookie.js";
 import type { Registry } from "../discovery/registry.js";
 import type { ServerRoute, ServerRoutes } from "../discovery/server-routes.js";
-import { errorOf } from "../errors/http-error.js";
+import { errorOf, isHttpError } from "../errors/http-error.js";
 import { sendRawError } from "../http/send-error.js";
 import type { Logger } from "../log/logger.js";
 import type { SecretMask } from "../log/mask-secrets.js";
 import type { RouteContext } from "../plugin-api/context.js";
+import { CallSession } from "../state/call-session.js";
+import type { SessionStore } from "../state/session-store.js";
 
 /** What the routes need from the server they are part of. */
 export interface ServerRouteOptions {
@@ -25,7 +27,8 @@ export interface ServerRouteOptions {
   registry: Registry;
   serverRoutes: ServerRoutes;
   sessionChecks: SessionCheck;
-  config: { trustProxy: boolean; publicOrigin: string | null };
+  sessionStore: SessionStore;
+  config: { trustProxy: boolean; publicOrigin: string | null; session: { maxDataBytes: number } };
 }
 
 export async function serverRouteHandlers(app: FastifyInstance, options: ServerRouteOptions): Promise<void> {
@@ -64,10 +67,19 @@ async function dispatch(route: ServerRoute, request: FastifyRequest, reply: Fast
   const encrypted = Boolean((req.socket as { encrypted?: boolean }).encrypted);
   const origin = options.config.publicOrigin ?? requestOrigin(request.headers, encrypted, options.config.trustProxy);
   const checked = options.sessionChecks.session(readSessionCookie(request.headers));
+  let session: CallSession | null = null;
+  try {
+    session = checked ? await CallSession.open(options.sessionStore, checked.session, options.config.session.maxDataBytes) : null;
+  } catch (error) {
+    thrown = { error };
+    answerThrow(res, request.id, options);
+    return;
+  }
+  if (session) holdEndUntilSaved(res, session, (error) => (thrown ??= { error }));
   const ctx: RouteContext = {
     req,
     res,
-    session: checked ? { id: checked.session.id, createdAt: checked.session.createdAt } : null,
+    session: session?.view ?? null,
     csrfOk: checked !== null && SessionCheck.csrfMatches(checked, request.headers["x-app-csrf"]),
     origin,
     secure: target.secure,
@@ -83,6 +95,36 @@ async function dispatch(route: ServerRoute, request: FastifyRequest, reply: Fast
     thrown = { error };
     answerThrow(res, request.id, options);
   }
+}
+
+/**
+ * What the handler changed in the session is saved before its response ends, so the
+ * request the browser makes next (after a redirect, say) reads it: `res.end` waits for the
+ * save. When the response closes without `end` (the viewer left), the changes are saved
+ * then. A save that fails is the request's logged error: the viewer gets it (413
+ * SESSION_DATA_TOO_LARGE, 503 SESSION_STORE_UNAVAILABLE) when the handler has not written
+ * its status yet, else the connection is closed.
+ */
+function holdEndUntilSaved(res: ServerResponse, session: CallSession, failed: (error: unknown) => void): void {
+  const end = res.end;
+  let saving: Promise<void> | undefined;
+  const save = () => (saving ??= Promise.resolve().then(() => session.save()));
+  res.end = function (this: ServerResponse, ...args: unknown[]) {
+    res.end = end;
+    save().then(
+      () => (end as (...a: unknown[]) => unknown).apply(res, args),
+      (error: unknown) => {
+        failed(error);
+        res.end = end;
+        // A status the handler already wrote (its 200, its redirect) would claim a success
+        // that was not kept: the connection is closed instead.
+        if (!res.headersSent) sendRawError(res, isHttpError(error) ? error : errorOf("INTERNAL_ERROR"));
+        else res.destroy();
+      },
+    );
+    return res;
+  } as ServerResponse["end"];
+  res.once("close", () => void save().catch(() => {}));
 }
 
 /** A throw before anything was sent answers 500; after, the response cannot be finished cleanly: the socket is closed. */

@@ -18,8 +18,12 @@ export interface SessionChanges {
 export interface SessionStore {
   /** Where the data lives, for getStatus and the logs. */
   readonly kind: "memory" | "cluster" | "redis";
-  /** The session's fields (name → JSON text); empty when it has none or expired. */
-  load(id: string): Promise<ReadonlyMap<string, string>>;
+  /**
+   * The session's fields (name → JSON text); empty when it has none or expired. A store
+   * that holds them in this process answers at once, without a promise: this runs on
+   * every session-bound call.
+   */
+  load(id: string): ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
   /**
    * Applies `changes` at once (each field last writer wins), refusing them all when the
    * session's data would then exceed `maxBytes`; the data expires at `expiresAtMs`, with

@@ -14,7 +14,8 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
 export const LAYERS: string[][] = [
   ["errors"],
   ["config", "log"],
-  ["core", "http", "outbound", "state"],
+  ["core", "http", "outbound"],
+  ["state"],
   ["auth"],
   ["plugin-api"],
   ["discovery"],

@@ -63,6 +63,14 @@ describe("node cluster-index.js", () => {
     expect(pids.has(cluster.child.pid!)).toBe(false);
   });
 
+  it("keeps session data in the master: what one worker saved, every worker reads", async () => {
+    const saved = await rpcCall(cluster.url, "plugin/cl/remember", viewer, [{ note: "from one worker" }]);
+    expect(saved.status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => rpcCall(cluster.url, "plugin/cl/recall", viewer)));
+    expect(answers.map((answer) => answer.json.result.value)).toEqual(Array(10).fill({ note: "from one worker" }));
+    expect(new Set(answers.map((answer) => answer.json.result.pid)).size).toBe(2);
+  });
+
   it("replaces a killed worker, and calls keep succeeding after the replacement starts", async () => {
     const before = await workerPids(cluster.url, viewer);
     expect(before.size).toBe(2);

@@ -96,6 +96,6 @@ describe("cluster dev mode", () => {
     expect(status.logBuffer.totalBuffered).toBeGreaterThan(0);
     expect(status.registrySummary).toEqual({ pluginCount: 1, moduleCount: 0, plugins: ["cl"], modules: [] });
     const cl = status.registry.find((target: { id: string }) => target.id === "cl");
-    expect(cl.methods.map((method: { name: string }) => method.name).sort()).toEqual(["fail", "limited", "note", "pid", "slow", "ticks"]);
+    expect(cl.methods.map((method: { name: string }) => method.name).sort()).toEqual(["fail", "limited", "note", "pid", "recall", "remember", "slow", "ticks"]);
   });
 });

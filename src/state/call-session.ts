@@ -1,0 +1,88 @@
+/**
+ * One call's (or route request's) session data: loaded from the store before the code
+ * runs, handed to it as `ctx.session`, and what changed saved when it ends (README
+ * "Session data"). A store that cannot be reached does not fail the call: the view then
+ * refuses only reads and writes of data, with 503 SESSION_STORE_UNAVAILABLE.
+ */
+import { isHttpError } from "../errors/http-error.js";
+import { changesBetween, fieldsOf, sessionView, unavailableSessionView, type SessionView } from "./session-data.js";
+import type { SessionStore } from "./session-store.js";
+
+export interface SessionIdentity {
+  id: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** Seconds since the epoch: the data expires with the session. */
+  expiresAt: number;
+}
+
+export class CallSession {
+  /** `ctx.session`. */
+  view: SessionView;
+  readonly #store: SessionStore;
+  readonly #identity: SessionIdentity;
+  readonly #maxBytes: number;
+  /** What was loaded; null when the store could not be reached (nothing is saved then). */
+  readonly #loaded: ReadonlyMap<string, string> | null;
+  /** Set when an isolated method's copy of the view came back in its place. */
+  #returned: Map<string, string> | undefined = undefined;
+
+  private constructor(store: SessionStore, identity: SessionIdentity, maxBytes: number, loaded: ReadonlyMap<string, string> | null) {
+    this.#store = store;
+    this.#identity = identity;
+    this.#maxBytes = maxBytes;
+    this.#loaded = loaded;
+    this.view = loaded ? sessionView(identity.id, identity.createdAt, loaded) : unavailableSessionView(identity.id, identity.createdAt);
+  }
+
+  /**
+   * Loads the session's data; an unreachable store gives a view that refuses data access
+   * instead of failing. At once when the store answers at once (the in-memory one).
+   */
+  static open(store: SessionStore, identity: SessionIdentity, maxBytes: number): CallSession | Promise<CallSession> {
+    let loading: ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
+    try {
+      loading = store.load(identity.id);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!(loading instanceof Promise)) return new CallSession(store, identity, maxBytes, loading);
+    return loading.then(
+      (loaded) => new CallSession(store, identity, maxBytes, loaded),
+      (error: unknown) => {
+        if (!isHttpError(error) || error.code !== "SESSION_STORE_UNAVAILABLE") throw error;
+        return new CallSession(store, identity, maxBytes, null);
+      },
+    );
+  }
+
+  /** False when the store could not be reached: an isolated method builds the refusing view itself. */
+  get available(): boolean {
+    return this.#loaded !== null;
+  }
+
+  /** What an isolated method's worker needs to rebuild `ctx.session`: the fields as loaded, or null when unavailable. */
+  transfer(): { id: string; createdAt: number; fields: Array<[string, string]> | null } {
+    return { id: this.#identity.id, createdAt: this.#identity.createdAt, fields: this.#loaded ? [...this.#loaded] : null };
+  }
+
+  /** The fields an isolated method left in its copy of `ctx.session`. */
+  adopt(fields: Map<string, string>): void {
+    this.#returned = fields;
+  }
+
+  /**
+   * Saves what changed: undefined when nothing did (most calls: no promise, no store
+   * round trip). Rejects with SESSION_DATA_TOO_LARGE or SESSION_STORE_UNAVAILABLE; throws
+   * a TypeError naming a field JSON cannot carry.
+   */
+  save(): Promise<void> | undefined {
+    const loaded = this.#loaded;
+    if (loaded === null) return undefined;
+    // A session that had no data and was given none: only `id` and `createdAt`.
+    if (this.#returned === undefined && loaded.size === 0 && Object.keys(this.view).length === 2) return undefined;
+    const changes = changesBetween(loaded, this.#returned ?? fieldsOf(this.view));
+    if (changes === null) return undefined;
+    return this.#store.save(this.#identity.id, changes, this.#identity.expiresAt * 1000, this.#maxBytes);
+  }
+}
