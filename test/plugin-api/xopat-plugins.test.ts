@@ -127,6 +127,25 @@ describe("verifiers registered by a boot hook, configured with settings", () => 
 });
 
 describe("a route registered by a boot hook", () => {
+  it("runs the OIDC login round trip on session data: state kept at login, tokens at the callback, the refresh token never sent", async () => {
+    const own = await openViewer(app.url);
+    const before = await rpc(app.url, "module/oidc-like/getToken", { viewer: own, body: { args: [{ contextId: "core" }] } });
+    expect([before.status, before.body.code]).toEqual([401, "OIDC_LOGIN_REQUIRED"]);
+    const login = await send(app.url, "/auth/oidc-like/login/core?returnTo=/after", { headers: { cookie: own.cookie } });
+    expect(login.status).toBe(302);
+    const state = new URL(login.headers.location as string).searchParams.get("state")!;
+    // Another viewer cannot finish this viewer's login.
+    const stranger = await openViewer(app.url);
+    expect((await send(app.url, `/auth/oidc-like/callback/core?state=${state}&code=c1`, { headers: { cookie: stranger.cookie } })).status).toBe(400);
+    const callback = await send(app.url, `/auth/oidc-like/callback/core?state=${state}&code=c1`, { headers: { cookie: own.cookie } });
+    expect([callback.status, callback.headers.location]).toEqual([302, "/after"]);
+    // The state is spent.
+    expect((await send(app.url, `/auth/oidc-like/callback/core?state=${state}&code=c1`, { headers: { cookie: own.cookie } })).status).toBe(400);
+    const token = await rpc(app.url, "module/oidc-like/getToken", { viewer: own, body: { args: [{ contextId: "core" }] } });
+    expect(token.body.result).toEqual({ access_token: "at-c1", id_token: "id-c1", expires_at: expect.any(Number) });
+    expect(JSON.stringify(token.body)).not.toContain("rt-c1");
+  });
+
   it("gets the session, csrfOk, the public origin and the item's identity; never creates a session", async () => {
     const withCsrf = await send(app.url, "/auth/oidc-like/whoami?x=1", { viewer });
     expect(withCsrf.status).toBe(200);
