@@ -260,9 +260,10 @@ function normaliseMethod(method: string | undefined): string {
   return upper;
 }
 
-function checkTimeout(value: unknown, name: string): asserts value is number {
+/** The one rule for every duration option; `owner` names where the bad value was given. */
+export function checkTimeout(value: unknown, name: string, owner = "HttpClient"): asserts value is number {
   if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
-    throw new TypeError(`HttpClient: ${name} must be a number of ms, 0 or more (0 disables it)`);
+    throw new TypeError(`${owner}: ${name} must be a number of ms, 0 or more (0 disables it)`);
   }
 }
 

@@ -7,7 +7,7 @@
 import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
 import { HttpError, ResponseParseError, StreamError } from "./errors.js";
 import { EventQueue } from "./event-queue.js";
-import { DEFAULT_STALL_TIMEOUT_MS } from "./http-client.js";
+import { checkTimeout, DEFAULT_STALL_TIMEOUT_MS } from "./http-client.js";
 import { rpcBody, type RpcRequest } from "./rpc.js";
 import { notifySessionLoss } from "./session-recovery.js";
 import type { StreamResponse } from "./stream-response.js";
@@ -67,9 +67,7 @@ async function pump(call: RpcRequest, events: EventQueue<unknown>, controller: A
   checkTransport(client);
   const stream = streamOf(client);
   const stallTimeoutMs = call.stallTimeoutMs ?? client.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
-  if (typeof stallTimeoutMs !== "number" || Number.isNaN(stallTimeoutMs) || stallTimeoutMs < 0) {
-    throw new TypeError("xserver: stallTimeoutMs must be a number of ms, 0 or more (0 disables it)");
-  }
+  checkTimeout(stallTimeoutMs, "stallTimeoutMs", "xserver");
   const watchdog = new Watchdog(stallTimeoutMs, () =>
     controller.abort(
       new StreamError("RPC_STREAM_STALLED", `POST ${call.path}: nothing arrived for ${stallTimeoutMs} ms`, { url: call.path, method: "POST" }),

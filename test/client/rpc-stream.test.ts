@@ -224,6 +224,32 @@ describeInBrowser("$stream calls", () => {
     await waitFor(() => fx.server.hits("/__rpc/plugin/ticker/waiting")[0]?.clientClosedAt, 2000, "the aborted request to be closed");
   });
 
+  it("a stallTimeoutMs that is not a number of ms, 0 or more, rejects result with the TypeError the HttpClient constructor throws", async () => {
+    const out = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const t = w.xserver.plugin.ticker.$stream;
+      const constructed = (value: unknown): string => {
+        try {
+          return new w.HttpClient({ stallTimeoutMs: value }) && "accepted";
+        } catch (error) {
+          return `${(error as Error).name}: ${(error as Error).message}`;
+        }
+      };
+      const called = async (options: unknown): Promise<string> => {
+        const settled = await w.settle(t.count(undefined, options).result);
+        return settled.ok ? "accepted" : `${settled.name}: ${settled.message}`;
+      };
+      const client = new w.HttpClient();
+      const loose = { request: client.request.bind(client), stream: client.stream.bind(client), stallTimeoutMs: Number.NaN };
+      return {
+        constructed: [-1, Number.NaN, "10"].map(constructed),
+        called: await Promise.all([{ stallTimeoutMs: -1 }, { stallTimeoutMs: Number.NaN }, { stallTimeoutMs: "10" }, { client: loose }].map(called)),
+      };
+    });
+    for (const message of [...out.constructed, ...out.called]) expect(message).toMatch(/^TypeError: \w+: stallTimeoutMs must be a number of ms, 0 or more \(0 disables it\)$/);
+    expect(fx.server.hits(PATH)).toHaveLength(0);
+  });
+
   it("a transport without stream() still carries buffered calls; a $stream call on it rejects with a TypeError", async () => {
     const out = await fx.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
