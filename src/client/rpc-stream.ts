@@ -68,22 +68,28 @@ async function pump(call: RpcRequest, events: EventQueue<unknown>, controller: A
   const stream = streamOf(client);
   const stallTimeoutMs = call.stallTimeoutMs ?? client.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
   checkTimeout(stallTimeoutMs, "stallTimeoutMs", "xserver");
-  const watchdog = new Watchdog(stallTimeoutMs, () =>
-    controller.abort(
-      new StreamError("RPC_STREAM_STALLED", `POST ${call.path}: nothing arrived for ${stallTimeoutMs} ms`, { url: call.path, method: "POST" }),
-    ),
-  );
+  const stalled = (cause?: unknown): StreamError =>
+    new StreamError("RPC_STREAM_STALLED", `POST ${call.path}: nothing arrived for ${stallTimeoutMs} ms`, { url: call.path, method: "POST", cause });
+  const watchdog = new Watchdog(stallTimeoutMs, () => controller.abort(stalled()));
   let response: StreamResponse | undefined;
   // The transport ends its body on our signal too; this covers one that does not.
   const endBody = (): void => response?.cancel(signal.reason);
   signal.addEventListener("abort", endBody, { once: true });
-  watchdog.arm();
   try {
     try {
-      // The stall watchdog is this call's only clock, so the transport's own timeout is off.
-      response = await stream(call.path, { method: "POST", body: rpcBody(call), headers: { [STREAM_HEADER]: "1" }, signal, timeoutMs: 0 });
+      // Up to the headers, the silence is bounded per attempt by the transport's own timer:
+      // the transport's waits between retries and for a refreshed secret are not the
+      // server's silence, and only the transport knows when it is in one.
+      response = await stream(call.path, {
+        method: "POST",
+        body: rpcBody(call),
+        headers: { [STREAM_HEADER]: "1" },
+        signal,
+        timeoutMs: stallTimeoutMs,
+      });
     } catch (error) {
       notifySessionLoss(error, "rpc");
+      if (!signal.aborted && isTimeout(error)) throw stalled(error);
       throw error;
     }
     if (signal.aborted) {
@@ -167,6 +173,11 @@ function asTruncation(error: unknown, response: StreamResponse | undefined): unk
     method: "POST",
     cause: error,
   });
+}
+
+/** The transport's per-attempt timer ran out: the server sent no headers for stallTimeoutMs. */
+function isTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "CLIENT_TIMEOUT";
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

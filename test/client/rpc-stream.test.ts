@@ -176,6 +176,52 @@ describeInBrowser("$stream calls", () => {
     await waitFor(() => fx.server.hits("/__rpc/plugin/ticker/quiet")[0]?.clientClosedAt, 2000, "the stalled stream to be closed");
   });
 
+  it("the transport's waits before the stream (a 503's Retry-After, a 401's secret refresh) are not silence: the call goes on", async () => {
+    const open = { status: 503, headers: { "Retry-After": "1" }, body: { error: "Circuit open", code: "RPC_CIRCUIT_OPEN", details: { retryAfterMs: 1000 } } };
+    fx.server.script("/__rpc/plugin/ticker/busy", [open, { headers: NDJSON, body: ndjson({ done: true, ok: true, result: "second try" }) }]);
+    fx.server.script("/__rpc/plugin/ticker/broken", [open]);
+    fx.server.script("/__rpc/plugin/ticker/guarded", (request) =>
+      request.headers.authorization === "Bearer fresh"
+        ? { headers: NDJSON, body: ndjson({ done: true, ok: true, result: "refreshed" }) }
+        : { status: 401, body: { error: "expired" } },
+    );
+    const out = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const t = w.xserver.plugin.ticker.$stream;
+      w.AppUser.setSecret("stale", "jwt", "ctx");
+      w.AppUser.addHandler("requestSecretUpdate", () => setTimeout(() => w.AppUser.setSecret("fresh", "jwt", "ctx"), 1000));
+      const authed = new w.HttpClient({ auth: { contextId: "ctx", types: ["jwt"] }, stallTimeoutMs: 500 });
+      // Each wait below is twice the stall timeout.
+      return Promise.all([
+        w.settle(t.busy(undefined, { stallTimeoutMs: 500 }).result),
+        w.settle(t.broken(undefined, { client: new w.HttpClient({ maxRetries: 1 }), stallTimeoutMs: 500 }).result),
+        w.settle(t.guarded(undefined, { client: authed }).result),
+      ]);
+    });
+    expect(out[0]).toEqual({ ok: true, value: "second try" });
+    expect(out[1]).toMatchObject({ ok: false, name: "HttpError", status: 503, code: "RPC_CIRCUIT_OPEN", details: { retryAfterMs: 1000 } });
+    expect(out[2]).toEqual({ ok: true, value: "refreshed" });
+    expect(fx.server.hits("/__rpc/plugin/ticker/busy")).toHaveLength(2);
+    expect(fx.server.hits("/__rpc/plugin/ticker/broken")).toHaveLength(2);
+    expect(fx.server.hits("/__rpc/plugin/ticker/guarded").map((hit) => hit.headers.authorization)).toEqual(["Bearer stale", "Bearer fresh"]);
+  });
+
+  it("a retried call whose server then says nothing is RPC_STREAM_STALLED; one whose stream began is never sent again", async () => {
+    const busy = { status: 503, headers: { "Retry-After": "0" }, body: { error: "busy" } };
+    fx.server.script("/__rpc/plugin/ticker/late", [busy, { delayMs: 5000, headers: NDJSON, body: ndjson({ done: true, ok: true }) }]);
+    fx.server.script("/__rpc/plugin/ticker/quiet", [busy, { headers: NDJSON, chunks: [ndjson({ event: 1 })], holdOpenMs: 5000 }]);
+    const out = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const t = w.xserver.plugin.ticker.$stream;
+      return Promise.all([w.settle(t.late(undefined, { stallTimeoutMs: 400 }).result), w.finish(t.quiet(undefined, { stallTimeoutMs: 400 }))]);
+    });
+    expect(out[0]).toMatchObject({ ok: false, name: "StreamError", code: "RPC_STREAM_STALLED" });
+    expect(out[1].drained).toMatchObject({ items: [1], error: { code: "RPC_STREAM_STALLED" } });
+    expect(out[1].result).toMatchObject({ ok: false, name: "StreamError", code: "RPC_STREAM_STALLED" });
+    expect(fx.server.hits("/__rpc/plugin/ticker/late")).toHaveLength(2);
+    expect(fx.server.hits("/__rpc/plugin/ticker/quiet")).toHaveLength(2);
+  });
+
   it("pings keep a slow stream alive; the HttpClient's stallTimeoutMs is the default and timeoutMs does not apply", async () => {
     const pings = Array.from({ length: 6 }, () => ndjson({ ping: true }));
     fx.server.script("/__rpc/plugin/ticker/slow", [{ delayMs: 250, headers: NDJSON, chunks: [...pings, ndjson({ done: true, ok: true, result: "alive" })], chunkDelayMs: 150 }]);
