@@ -86,6 +86,9 @@ async function pump(call: RpcRequest, events: EventQueue<unknown>, controller: A
         headers: { [STREAM_HEADER]: "1" },
         signal,
         timeoutMs: stallTimeoutMs,
+        // Every piece of the body is a sign of life, not only a complete line: one large
+        // event on a slow link may take longer than stallTimeoutMs to arrive in full.
+        onChunk: () => watchdog.arm(),
       });
     } catch (error) {
       notifySessionLoss(error, "rpc");
@@ -120,6 +123,7 @@ function streamOf(client: RpcTransport): NonNullable<RpcTransport["stream"]> {
 /** Reads the records up to the terminal one; events go to the queue, pings only wake the watchdog. */
 async function records(response: StreamResponse, events: EventQueue<unknown>, watchdog: Watchdog): Promise<unknown> {
   for await (const record of response.lines()) {
+    // Also per record, for a transport of the page's own that never calls onChunk.
     watchdog.arm();
     if (!isRecord(record)) continue;
     if (Object.prototype.hasOwnProperty.call(record, "event")) events.push(record.event);

@@ -130,6 +130,34 @@ describeInBrowser("HttpClient.stream", () => {
     expect(result.slow).toEqual({ items: [{ a: 1 }, { b: 2 }], times: expect.any(Array) });
   });
 
+  it("onChunk is told of each piece of the body as it arrives, before the records it completes, for lines() and text()", async () => {
+    const body = '{"a":1}\n{"b":2}\n';
+    fx.server.script("/pieces", [{ headers: NDJSON, chunks: ['{"a":', "1}\n", '{"b":2}\n'], chunkDelayMs: 100 }]);
+    const result = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const client = new w.HttpClient();
+      // What onChunk had seen by the time each record, or the whole text, came out.
+      const read = async (how: "lines" | "text") => {
+        let seen = "";
+        const decoder = new TextDecoder();
+        const onChunk = (chunk: Uint8Array) => {
+          seen += decoder.decode(chunk, { stream: true });
+        };
+        const response = await client.stream("/pieces", { onChunk });
+        const out: { record: unknown; seen: string }[] = [];
+        if (how === "text") out.push({ record: await response.text(), seen });
+        else for await (const record of response.lines()) out.push({ record, seen });
+        return out;
+      };
+      return { lines: await read("lines"), text: await read("text"), bad: await w.settle(client.stream("/pieces", { onChunk: "no" })) };
+    });
+    expect(result.lines.map((line) => line.record)).toEqual([{ a: 1 }, { b: 2 }]);
+    expect(result.lines[0]!.seen.startsWith('{"a":1}\n')).toBe(true);
+    expect(result.lines[1]!.seen).toBe(body);
+    expect(result.text).toEqual([{ record: body, seen: body }]);
+    expect(result.bad).toMatchObject({ ok: false, name: "TypeError" });
+  });
+
   it("sends a POST with a JSON body, Accept NDJSON, the CSRF token, auth headers and the caller's headers", async () => {
     fx.server.script("/sent", [{ headers: NDJSON, body: '{"done":true}\n' }]);
     await fx.page.evaluate(async () => {

@@ -222,6 +222,26 @@ describeInBrowser("$stream calls", () => {
     expect(fx.server.hits("/__rpc/plugin/ticker/quiet")).toHaveLength(2);
   });
 
+  it("every piece of the body restarts the stall clock: one large event, or a plain answer, arriving slowly is not a stall", async () => {
+    // Nine pieces 100 ms apart: no line is complete before 800 ms, twice the stall timeout.
+    const pieces = (head: string, tail: string): string[] => [head, ...Array.from({ length: 7 }, () => "x".repeat(1000)), tail];
+    fx.server.script("/__rpc/plugin/ticker/big", [
+      { headers: NDJSON, chunks: pieces('{"event":"', `"}\n${ndjson({ done: true, ok: true, result: "whole" })}`), chunkDelayMs: 100 },
+    ]);
+    fx.server.script("/__rpc/plugin/ticker/plain", [
+      { headers: { "content-type": "application/json" }, chunks: pieces('{"result":"', '"}'), chunkDelayMs: 100 },
+    ]);
+    const out = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const t = w.xserver.plugin.ticker.$stream;
+      return Promise.all([w.finish(t.big(undefined, { stallTimeoutMs: 400 })), w.settle(t.plain(undefined, { stallTimeoutMs: 400 }).result)]);
+    });
+    expect(out[0].result).toEqual({ ok: true, value: "whole" });
+    expect((out[0].drained.items as string[]).map((event) => event.length)).toEqual([7000]);
+    expect(out[1]).toMatchObject({ ok: true });
+    expect(((out[1] as { value: string }).value ?? "").length).toBe(7000);
+  });
+
   it("pings keep a slow stream alive; the HttpClient's stallTimeoutMs is the default and timeoutMs does not apply", async () => {
     const pings = Array.from({ length: 6 }, () => ndjson({ ping: true }));
     fx.server.script("/__rpc/plugin/ticker/slow", [{ delayMs: 250, headers: NDJSON, chunks: [...pings, ndjson({ done: true, ok: true, result: "alive" })], chunkDelayMs: 150 }]);
