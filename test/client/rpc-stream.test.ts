@@ -98,6 +98,18 @@ describeInBrowser("$stream calls", () => {
     expect(out.late.items).toEqual([1, 2]);
   });
 
+  it("leaving the events loop early does not stop the call: the rest is read and result settles", async () => {
+    fx.server.script(PATH, [{ headers: NDJSON, chunks: [ndjson({ event: 1 }), ndjson({ event: 2 }, { event: 3 }, { done: true, ok: true, result: "all read" })], chunkDelayMs: 100 }]);
+    const out = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as StreamWindow;
+      const handle = w.xserver.plugin.ticker.$stream.count();
+      const first = await w.drain(handle.events, 1);
+      return { first: first.items, result: await w.settle(handle.result), again: await w.drain(handle.events) };
+    });
+    expect(out).toEqual({ first: [1], result: { ok: true, value: "all read" }, again: { items: [], times: [] } });
+    expect(fx.server.hits(PATH)[0]?.clientClosedAt).toBeUndefined();
+  });
+
   it("an error record rejects result with its status, code, details and message; events throws the same after the events before it", async () => {
     const failure = { done: true, ok: false, error: "The ticker moved on", code: "TICKER_CONFLICT", status: 409, details: { at: 1 } };
     fx.server.script(PATH, [{ headers: NDJSON, body: ndjson({ event: { step: 1 } }, failure) }]);
