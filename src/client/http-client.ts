@@ -31,7 +31,7 @@ import { buildUrl, isAbsoluteHttpUrl, isSameOrigin, readCsrfToken } from "./url.
 export const CSRF_HEADER = "X-APP-CSRF";
 export const AUTH_REQUIRED_WARNING = "auth.required=true for proxy request but no secrets found";
 
-/** How long an RPC stream may go without a record before it counts as stalled. */
+/** How long an RPC stream may go without a byte from the server before it counts as stalled. */
 export const DEFAULT_STALL_TIMEOUT_MS = 45_000;
 const NDJSON_ACCEPT = "application/x-ndjson";
 
@@ -144,8 +144,9 @@ export class HttpClient {
    */
   async stream(path: string, options: StreamOptions = {}): Promise<StreamResponse> {
     const method = normaliseMethod(options.method ?? "POST");
-    const signal = options.signal;
-    return this.#exchange(path, method, options, NDJSON_ACCEPT, async (response, url) => new NdjsonResponse(response, method, url, signal));
+    const { signal, onChunk } = options;
+    if (onChunk !== undefined && typeof onChunk !== "function") throw new TypeError("HttpClient: onChunk must be a function");
+    return this.#exchange(path, method, options, NDJSON_ACCEPT, async (response, url) => new NdjsonResponse(response, method, url, signal, onChunk));
   }
 
   /** The transport steps `request()` and `stream()` share, up to an OK answer. */
@@ -260,9 +261,10 @@ function normaliseMethod(method: string | undefined): string {
   return upper;
 }
 
-function checkTimeout(value: unknown, name: string): asserts value is number {
+/** The one rule for every duration option; `owner` names where the bad value was given. */
+export function checkTimeout(value: unknown, name: string, owner = "HttpClient"): asserts value is number {
   if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
-    throw new TypeError(`HttpClient: ${name} must be a number of ms, 0 or more (0 disables it)`);
+    throw new TypeError(`${owner}: ${name} must be a number of ms, 0 or more (0 disables it)`);
   }
 }
 

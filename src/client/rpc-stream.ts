@@ -7,7 +7,7 @@
 import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
 import { HttpError, ResponseParseError, StreamError } from "./errors.js";
 import { EventQueue } from "./event-queue.js";
-import { DEFAULT_STALL_TIMEOUT_MS } from "./http-client.js";
+import { checkTimeout, DEFAULT_STALL_TIMEOUT_MS } from "./http-client.js";
 import { rpcBody, type RpcRequest } from "./rpc.js";
 import { notifySessionLoss } from "./session-recovery.js";
 import type { StreamResponse } from "./stream-response.js";
@@ -67,25 +67,32 @@ async function pump(call: RpcRequest, events: EventQueue<unknown>, controller: A
   checkTransport(client);
   const stream = streamOf(client);
   const stallTimeoutMs = call.stallTimeoutMs ?? client.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
-  if (typeof stallTimeoutMs !== "number" || Number.isNaN(stallTimeoutMs) || stallTimeoutMs < 0) {
-    throw new TypeError("xserver: stallTimeoutMs must be a number of ms, 0 or more (0 disables it)");
-  }
-  const watchdog = new Watchdog(stallTimeoutMs, () =>
-    controller.abort(
-      new StreamError("RPC_STREAM_STALLED", `POST ${call.path}: nothing arrived for ${stallTimeoutMs} ms`, { url: call.path, method: "POST" }),
-    ),
-  );
+  checkTimeout(stallTimeoutMs, "stallTimeoutMs", "xserver");
+  const stalled = (cause?: unknown): StreamError =>
+    new StreamError("RPC_STREAM_STALLED", `POST ${call.path}: nothing arrived for ${stallTimeoutMs} ms`, { url: call.path, method: "POST", cause });
+  const watchdog = new Watchdog(stallTimeoutMs, () => controller.abort(stalled()));
   let response: StreamResponse | undefined;
   // The transport ends its body on our signal too; this covers one that does not.
   const endBody = (): void => response?.cancel(signal.reason);
   signal.addEventListener("abort", endBody, { once: true });
-  watchdog.arm();
   try {
     try {
-      // The stall watchdog is this call's only clock, so the transport's own timeout is off.
-      response = await stream(call.path, { method: "POST", body: rpcBody(call), headers: { [STREAM_HEADER]: "1" }, signal, timeoutMs: 0 });
+      // Up to the headers, the silence is bounded per attempt by the transport's own timer:
+      // the transport's waits between retries and for a refreshed secret are not the
+      // server's silence, and only the transport knows when it is in one.
+      response = await stream(call.path, {
+        method: "POST",
+        body: rpcBody(call),
+        headers: { [STREAM_HEADER]: "1" },
+        signal,
+        timeoutMs: stallTimeoutMs,
+        // Every piece of the body is a sign of life, not only a complete line: one large
+        // event on a slow link may take longer than stallTimeoutMs to arrive in full.
+        onChunk: () => watchdog.arm(),
+      });
     } catch (error) {
       notifySessionLoss(error, "rpc");
+      if (!signal.aborted && isTimeout(error)) throw stalled(error);
       throw error;
     }
     if (signal.aborted) {
@@ -116,6 +123,7 @@ function streamOf(client: RpcTransport): NonNullable<RpcTransport["stream"]> {
 /** Reads the records up to the terminal one; events go to the queue, pings only wake the watchdog. */
 async function records(response: StreamResponse, events: EventQueue<unknown>, watchdog: Watchdog): Promise<unknown> {
   for await (const record of response.lines()) {
+    // Also per record, for a transport of the page's own that never calls onChunk.
     watchdog.arm();
     if (!isRecord(record)) continue;
     if (Object.prototype.hasOwnProperty.call(record, "event")) events.push(record.event);
@@ -169,6 +177,11 @@ function asTruncation(error: unknown, response: StreamResponse | undefined): unk
     method: "POST",
     cause: error,
   });
+}
+
+/** The transport's per-attempt timer ran out: the server sent no headers for stallTimeoutMs. */
+function isTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "CLIENT_TIMEOUT";
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -27,7 +27,7 @@ export interface RpcCallOptions {
    */
   timeoutMs?: number;
   /**
-   * `$stream` calls only: how long the call may go without a record from the server
+   * `$stream` calls only: how long the call may go without a byte from the server
    * (heartbeats count) before it fails with `RPC_STREAM_STALLED`; default the
    * transport's `stallTimeoutMs`, else 45000; `0` disables it.
    */

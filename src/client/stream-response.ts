@@ -32,13 +32,14 @@ export class NdjsonResponse implements StreamResponse {
   readonly raw: Response;
   readonly #method: string;
   readonly #signal: AbortSignal | undefined;
+  readonly #onChunk: ((chunk: Uint8Array) => void) | undefined;
   readonly #onAbort = (): void => this.cancel(this.#signal?.reason);
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #read = false;
   #ended = false;
   #cancelled: { reason: unknown } | undefined;
 
-  constructor(response: Response, method: string, url: string, signal: AbortSignal | undefined) {
+  constructor(response: Response, method: string, url: string, signal: AbortSignal | undefined, onChunk?: (chunk: Uint8Array) => void) {
     this.raw = response;
     this.status = response.status;
     this.ok = response.ok;
@@ -46,6 +47,7 @@ export class NdjsonResponse implements StreamResponse {
     this.url = url;
     this.#method = method;
     this.#signal = signal;
+    this.#onChunk = onChunk;
     signal?.addEventListener("abort", this.#onAbort, { once: true });
     if (signal?.aborted) this.cancel(signal.reason);
   }
@@ -99,6 +101,7 @@ export class NdjsonResponse implements StreamResponse {
           drained = true;
           return;
         }
+        this.#onChunk?.(value);
         yield value;
       }
     } finally {

@@ -70,8 +70,9 @@ export interface HttpClientOptions {
   /** Retries on 429 and 5xx (docs/browser-client.md "Retries and timeouts"); default 3; 0 disables. */
   maxRetries?: number;
   /**
-   * How long a `$stream` call carried by this client may go without a record (pings
-   * count) before it fails with `RPC_STREAM_STALLED`; default 45000; 0 disables it.
+   * How long a `$stream` call carried by this client may go without a byte from the
+   * server (pings count) before it fails with `RPC_STREAM_STALLED`; default 45000; 0
+   * disables it.
    */
   stallTimeoutMs?: number;
 }
@@ -98,7 +99,13 @@ export interface RequestOptions {
  * defaults to `POST`, and `timeoutMs` bounds each attempt's wait for the answer's
  * headers only: the body has no timeout (end it with `signal` or `cancel()`).
  */
-export type StreamOptions = Omit<RequestOptions, "expect">;
+export interface StreamOptions extends Omit<RequestOptions, "expect"> {
+  /**
+   * Called with each piece of the body as it arrives, before it is decoded, whether
+   * `lines()` or `text()` reads it: a sign of life while a long line is still incomplete.
+   */
+  onChunk?: (chunk: Uint8Array) => void;
+}
 
 /** Payload of `requestSecretUpdate`, `secret-updated` and `secret-removed`. */
 export interface SecretEventPayload {

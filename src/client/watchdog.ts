@@ -1,7 +1,9 @@
 /**
- * The stall timer of a `$stream` call: armed before the request and again at every sign
- * of life, it fires when the server has said nothing for `ms`. A stream has no overall
- * deadline (it may rightly run for minutes), so silence is what tells a dead one apart.
+ * The stall timer of a `$stream` call once its headers are in: armed then and again at
+ * every sign of life, it fires when the server has said nothing for `ms`. A stream has no
+ * overall deadline (it may rightly run for minutes), so silence is what tells a dead one
+ * apart. Before the headers the transport's per-attempt timeout plays this part, since a
+ * timer here could not tell the transport's own waits (retries, a refresh) from silence.
  */
 export class Watchdog {
   readonly #ms: number;

@@ -62,8 +62,9 @@ describeInBrowser("$stream against the real server", () => {
     });
     expect(out.events).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }]);
     expect(out.result).toEqual({ count: 3 });
-    // The first event was in the page while the method still had two delays to go.
-    expect(out.resultAt - out.times[0]!).toBeGreaterThan(450);
+    // The first event was in the page while the method still had two delays (600 ms) to go;
+    // a stream held back until the end would bring both at once.
+    expect(out.resultAt - out.times[0]!).toBeGreaterThan(250);
   });
 
   it("settles result when the events are never read, from an isolated method too", async () => {
@@ -104,26 +105,25 @@ describeInBrowser("$stream against the real server", () => {
   it("abort() ends the server's method long before its own timeout", async () => {
     const out = await page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
-      const handle = w.xserver.plugin.ticker.$stream.hold();
-      const started = w.now();
+      const handle = w.xserver.plugin.ticker.$stream.holdLong();
       for await (const event of handle.events) {
         if ((event as { holding?: boolean }).holding) break;
       }
       const heldWhileRunning = ((await w.xserver.plugin.ticker.probe()) as { held: number }).held;
       handle.abort(new Error("user closed the panel"));
       const result = await w.settle(handle.result);
+      const aborted = w.now();
       let held = heldWhileRunning;
-      while (held !== 0 && w.now() - started < 3000) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
+      while (held !== 0 && w.now() - aborted < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
         held = ((await w.xserver.plugin.ticker.probe()) as { held: number }).held;
       }
-      return { heldWhileRunning, held, result, releasedAfter: w.now() - started };
+      return { heldWhileRunning, held, result };
     });
     expect(out.heldWhileRunning).toBe(1);
     expect(out.result).toMatchObject({ ok: false, message: "user closed the panel" });
+    // `holdLong` times out after 30 s; stopped within 10 s of the abort, the abort is what ended it.
     expect(out.held).toBe(0);
-    // `hold` times out at 600 ms: released well before that, the abort is what ended it.
-    expect(out.releasedAfter).toBeLessThan(450);
   });
 
   it("the server's heartbeats keep a silent method alive past a shorter stallTimeoutMs", async () => {
@@ -131,7 +131,7 @@ describeInBrowser("$stream against the real server", () => {
       const w = globalThis as unknown as StreamWindow;
       return w.finish(w.xserver.plugin.ticker.$stream.silent({ ms: 800 }, { stallTimeoutMs: 400 }));
     });
-    expect(out).toEqual({ result: { ok: true, value: { slept: 800 } }, drained: { items: [], times: [] } });
+    expect(out).toEqual({ result: { ok: true, value: { slept: 800 } }, drained: { items: [], times: [], clock: [] } });
   });
 
   it("without a session it rejects with RPC_NO_SESSION and calls AppSessionRecovery.handle once", async () => {

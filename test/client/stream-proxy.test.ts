@@ -16,8 +16,8 @@ const ROOT = join(import.meta.dirname, "../fixtures/proxy-app");
 
 interface FeedOutcome {
   records: unknown[];
-  /** ms after the call at which each record arrived. */
-  times: number[];
+  /** `Date.now()` at which each record arrived, comparable with `feedWrites`. */
+  clock: number[];
 }
 
 describeInBrowser("HttpClient.stream through the proxy", () => {
@@ -25,12 +25,15 @@ describeInBrowser("HttpClient.stream through the proxy", () => {
   let app: TestServer;
   let browser: Browser;
   let page: Page;
+  /** When the upstream wrote each line of the last `/feed` answer. */
+  let feedWrites: number[] = [];
 
   beforeAll(async () => {
     upstream = await new TestUpstream().start();
     upstream.routes.set("/feed", (_req, res) => {
       res.writeHead(200, { "content-type": "application/x-ndjson" });
-      void writeSlowly(res, ['{"n":1}\n', '{"n":2}\n', '{"n":3}\n'], 500);
+      feedWrites = [];
+      void writeSlowly(res, ['{"n":1}\n', '{"n":2}\n', '{"n":3}\n'], 500, feedWrites);
     });
     upstream.routes.set("/watch-silent", (_req, res) => {
       res.writeHead(200, { "content-type": "application/x-ndjson" });
@@ -56,19 +59,18 @@ describeInBrowser("HttpClient.stream through the proxy", () => {
   it("hands each record to the page while the upstream is still writing", async () => {
     const out = await page.evaluate(async () => {
       const w = globalThis as unknown as PageWindow;
-      const started = w.now();
       const response = await new w.HttpClient({ proxy: "feed" }).stream("/feed", { method: "GET" });
-      const result: FeedOutcome = { records: [], times: [] };
+      const result: FeedOutcome = { records: [], clock: [] };
       for await (const record of response.lines()) {
         result.records.push(record);
-        result.times.push(w.now() - started);
+        result.clock.push(Date.now());
       }
       return result;
     });
     expect(out.records).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
-    // The upstream takes a second to write the three lines; the first is there at once.
-    expect(out.times[0]!).toBeLessThan(400);
-    expect(out.times[2]! - out.times[0]!).toBeGreaterThan(800);
+    // Each line was in the page before the upstream wrote the next: nothing held it back.
+    expect(out.clock[0]!).toBeLessThan(feedWrites[1]!);
+    expect(out.clock[1]!).toBeLessThan(feedWrites[2]!);
   });
 
   it("a silent upstream stalls a $stream call carried by a proxy client, and the stop reaches the upstream", async () => {
@@ -87,7 +89,7 @@ describeInBrowser("HttpClient.stream through the proxy", () => {
     });
     expect(out.result).toMatchObject({ ok: false, name: "StreamError", code: "RPC_STREAM_STALLED" });
     expect(out.elapsed).toBeGreaterThan(350);
-    expect(out.elapsed).toBeLessThan(2000);
+    expect(out.elapsed).toBeLessThan(5000);
     await expect(withTimeout(waitForClose(upstream, "/base/watch-silent"), 3000)).resolves.toBe(true);
   });
 
@@ -105,10 +107,11 @@ describeInBrowser("HttpClient.stream through the proxy", () => {
   });
 });
 
-async function writeSlowly(res: ServerResponse, lines: string[], gapMs: number): Promise<void> {
+async function writeSlowly(res: ServerResponse, lines: string[], gapMs: number, writes: number[]): Promise<void> {
   for (const [index, line] of lines.entries()) {
     if (index > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
     if (res.destroyed) return;
+    writes.push(Date.now());
     res.write(line);
   }
   res.end();

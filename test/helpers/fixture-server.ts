@@ -24,6 +24,11 @@ export interface RecordedRequest {
   time: number;
   /** When the client closed the connection before the answer was complete. */
   clientClosedAt?: number;
+  /**
+   * When each of a scripted answer's `chunks` was written (`Date.now()`, the page's clock
+   * too), for tests that ask whether the page had a piece before the next was sent.
+   */
+  chunksSentAt?: number[];
 }
 
 export interface ScriptedResponse {
@@ -191,7 +196,7 @@ async function send(res: ServerResponse, answer: ScriptedResponse, recorded: Rec
     }
   }
   res.writeHead(answer.status ?? 200, headers);
-  if (answer.chunks !== undefined) return sendChunks(res, answer, answer.chunks);
+  if (answer.chunks !== undefined) return sendChunks(res, answer, answer.chunks, recorded);
   if (answer.stallBodyMs !== undefined) {
     res.flushHeaders();
     await sleep(answer.stallBodyMs);
@@ -208,11 +213,13 @@ function drop(res: ServerResponse): void {
   res.destroy();
 }
 
-async function sendChunks(res: ServerResponse, answer: ScriptedResponse, chunks: Array<string | number[]>): Promise<void> {
+async function sendChunks(res: ServerResponse, answer: ScriptedResponse, chunks: Array<string | number[]>, recorded: RecordedRequest): Promise<void> {
   res.flushHeaders();
+  recorded.chunksSentAt = [];
   for (const [index, chunk] of chunks.entries()) {
     if (index > 0 && answer.chunkDelayMs !== undefined) await sleep(answer.chunkDelayMs);
     if (res.destroyed) return;
+    recorded.chunksSentAt.push(Date.now());
     res.write(typeof chunk === "string" ? chunk : Buffer.from(chunk));
   }
   if (answer.holdOpenMs !== undefined) await sleep(answer.holdOpenMs);

@@ -9,6 +9,8 @@ export interface Drained {
   items: unknown[];
   /** ms since page start at which each item arrived. */
   times: number[];
+  /** `Date.now()` at which each item arrived, to compare with what the server recorded. */
+  clock: number[];
   error?: { name: string; code?: string; status?: number; message: string; details?: unknown };
 }
 
@@ -21,16 +23,17 @@ export interface StreamWindow extends PageWindow {
 /** Installs `drain` and `finish`; needs PAGE_HARNESS (`settle`, `now`) on the page. */
 export const STREAM_PAGE_HELPERS = `
 window.drain = async (iterable, stopAfter = Infinity) => {
-  const items = [], times = [];
+  const items = [], times = [], clock = [];
   try {
     for await (const item of iterable) {
       items.push(item);
       times.push(window.now());
+      clock.push(Date.now());
       if (items.length >= stopAfter) break;
     }
-    return { items, times };
+    return { items, times, clock };
   } catch (e) {
-    return { items, times, error: { name: e && e.name, code: e && e.code, status: e && e.status, message: String(e && e.message || e), details: e && e.details } };
+    return { items, times, clock, error: { name: e && e.name, code: e && e.code, status: e && e.status, message: String(e && e.message || e), details: e && e.details } };
   }
 };
 window.finish = async (handle) => {
