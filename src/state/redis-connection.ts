@@ -9,7 +9,7 @@
  * itself, forever, with a capped backoff, so the server recovers when Redis returns
  * without a restart. A Redis that is down at start does not stop the server from starting.
  */
-import { Redis } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
 import { errorOf, type HttpError } from "../errors/http-error.js";
 import type { RedisSettings } from "../config/resolve.js";
 import type { Logger } from "../log/logger.js";
@@ -60,12 +60,14 @@ export class RedisConnection {
 
   /**
    * The pub/sub connection, made on first need: a subscribed connection runs no other
-   * commands. It reconnects and resubscribes by itself; its own errors are this
-   * connection's outage, already reported.
+   * commands. It reconnects by itself, and its user subscribes on each `ready` (no
+   * automatic resubscription: the user must know when the subscription is back). Its own
+   * errors are this connection's outage, already reported.
    */
   subscriber(): Redis {
     if (!this.#subscriber) {
-      this.#subscriber = this.#connect("subscriber");
+      // Unlike commands, a subscription may wait for the connection: nobody waits on it.
+      this.#subscriber = this.#connect("subscriber", { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false });
       this.#subscriber.on("error", () => {});
     }
     return this.#subscriber;
@@ -86,7 +88,7 @@ export class RedisConnection {
     });
   }
 
-  /** Runs `listener` each time the connection becomes ready again after an outage (not the first time). */
+  /** Runs `listener` each time the connection is ready again after an outage (not the first time). */
   onReconnect(listener: () => void): void {
     this.#reconnectListeners.push(listener);
   }
@@ -107,7 +109,7 @@ export class RedisConnection {
     );
   }
 
-  #connect(role: "commands" | "subscriber"): Redis {
+  #connect(role: "commands" | "subscriber", overrides: RedisOptions = {}): Redis {
     return new Redis(this.#settings.url, {
       keyPrefix: this.#settings.keyPrefix,
       connectionName: `counterpart-${role}-${process.pid}`,
@@ -119,6 +121,7 @@ export class RedisConnection {
       connectTimeout: Math.max(this.#settings.commandTimeoutMs, 1_000),
       // Forever, each wait a little longer, never more than MAX_RECONNECT_DELAY_MS.
       retryStrategy: (attempt) => Math.min(50 * attempt, MAX_RECONNECT_DELAY_MS),
+      ...overrides,
     });
   }
 
