@@ -40,6 +40,7 @@ import { serverRouteHandlers } from "../server-routes/route.js";
 import type { ServerCore } from "./server-core.js";
 import { devConsoleRoutes } from "../static/dev-console.js";
 import { createHttpApp } from "./http-app.js";
+import { startRedisState, warnDeploymentScopeWithoutRedis } from "./shared-state.js";
 import { staticRoutes } from "../static/static-routes.js";
 
 const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -106,10 +107,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn, "a boot hook (through APP_SERVER)"),
     registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn, "a boot hook (through APP_SERVER)"),
   });
+  // What a failed start must release besides the global: connections opened on the way.
+  const closeOnFailure: Array<() => Promise<void> | undefined> = [];
   try {
     return await assemble();
   } catch (error) {
     global.leave();
+    await Promise.all(closeOnFailure.map((close) => close()));
     throw error;
   }
 
@@ -152,6 +156,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const targetScope = serverTargetScope(registry, dev);
     for (const target of [...registry.all(), { facade }]) bindFacadeScope(target.facade, targetScope);
     warnSessionlessMethods(registry.all(), log);
+    warnDeploymentScopeWithoutRedis(registry.all(), config, log);
+    // Session data (`redisState.sessionStore`), breakers and deployment-wide slots, when
+    // `server.redis` is set; closed with the server, or at once if the start fails.
+    const redisState = await startRedisState(config, log);
+    closeOnFailure.push(() => redisState?.close());
 
     const sessions = new SessionSigner(secret, config.sessionTtlSec);
     const core: ServerCore = {
@@ -173,7 +182,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       facade,
       serverRoutes,
     };
-    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs });
+    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const inFlight = new InFlightCounter();
     if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
@@ -233,6 +242,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
         try {
           await app.close();
           await runtime.close();
+          await redisState?.close();
         } finally {
           global.leave();
         }

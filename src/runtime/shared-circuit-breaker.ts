@@ -94,7 +94,6 @@ export class SharedCircuitBreaker implements Breaker {
   }
 
   record(outcome: CallOutcome, isTrial: boolean): void {
-    this.#changes += 1;
     const trial = isTrial ? this.#ownTrial : null;
     if (isTrial) {
       this.#ownTrial = null;
@@ -148,6 +147,7 @@ export class SharedCircuitBreaker implements Breaker {
 
   /** ./circuit-breaker.ts's rules, on this process's view alone. */
   #recordHere(outcome: CallOutcome, isTrial: boolean): void {
+    this.#changes += 1;
     const now = Date.now();
     if (outcome === "neutral") {
       if (isTrial) {

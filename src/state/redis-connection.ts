@@ -103,8 +103,10 @@ export class RedisConnection {
     await Promise.all(
       [this.client, this.#subscriber].map(async (connection) => {
         if (!connection) return;
+        const ended = connection.status === "end" ? Promise.resolve() : new Promise<void>((resolve) => connection.once("end", () => resolve()));
         if (connection.status === "ready") await withTimeout(connection.quit(), this.commandTimeoutMs).catch(() => {});
         connection.disconnect();
+        await withTimeout(ended, this.commandTimeoutMs).catch(() => {});
       }),
     );
   }

@@ -1,0 +1,79 @@
+// docs/deployment.md "Shared state and Redis", in one process: a deployment-wide limit
+// without Redis is said once at start and counts per process; with Redis, getStatus and
+// runtime.status() show it; a Redis that is down at start lets the server start, the
+// calls that need it answer 503 and recover by themselves once Redis is up.
+import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { openViewer, rpc } from "../helpers/http.js";
+import { startServer } from "../helpers/server.js";
+import { describeWithRedis, startRedis, useRedis } from "../helpers/redis.js";
+import { waitFor } from "../helpers/wait.js";
+
+const ROOT = join(import.meta.dirname, "../fixtures/shared-app");
+
+describe("concurrencyScope \"deployment\" without Redis", () => {
+  it("warns once at start naming the methods, and counts this process's calls", async () => {
+    const app = await startServer({ root: ROOT, config: {} });
+    try {
+      const warnings = app.logs.lines.filter((line) => String(line.msg).startsWith('concurrencyScope "deployment" needs server.redis'));
+      expect(warnings).toHaveLength(1);
+      expect((warnings[0]!.methods as string[]).sort()).toEqual(["plugin/gpu/infer", "plugin/gpu/inferFlat", "plugin/gpu/inferQuick"]);
+      expect(app.server.runtime.status().sharedState).toBeNull();
+      const viewer = await openViewer(app.url);
+      const holding = rpc(app.url, "plugin/gpu/infer", { viewer, body: { args: [300] } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // This process's own slot is taken, and inferQuick queues nobody.
+      const quick = await rpc(app.url, "plugin/gpu/inferQuick", { viewer, body: { args: [10] } });
+      expect([quick.status, quick.body.code]).toEqual([429, "RPC_QUEUE_FULL"]);
+      expect((await holding).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describeWithRedis("server.redis in one process", () => {
+  const redis = useRedis();
+
+  it("shows Redis's kind and readiness in getStatus and runtime.status()", async () => {
+    const app = await startServer({ root: ROOT, dev: true, config: { server: { redis: { url: redis.url } } } });
+    try {
+      expect(app.logs.lines.some((line) => String(line.msg).startsWith("concurrencyScope"))).toBe(false);
+      expect(app.server.runtime.status().sharedState).toEqual({ kind: "redis", ready: true });
+      const viewer = await openViewer(app.url);
+      const status = await rpc(app.url, "server/core/getStatus", { viewer });
+      expect(status.body.result.sharedState).toEqual({ kind: "redis", ready: true });
+      expect(status.body.result.registry[0].methods.find((method: { name: string }) => method.name === "infer").policy.concurrencyScope).toBe("deployment");
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("starts while Redis is down: deployment-scoped calls answer 503, others 200, and both work once Redis is up", async () => {
+    const later = await startRedis();
+    await later.kill();
+    const app = await startServer({ root: ROOT, config: { server: { redis: { url: later.url, commandTimeoutMs: 200 } } } });
+    try {
+      expect(app.logs.lines.some((line) => String(line.msg).includes("is unreachable"))).toBe(true);
+      expect(app.server.runtime.status().sharedState).toEqual({ kind: "redis", ready: false });
+      const viewer = await openViewer(app.url);
+      const refused = await rpc(app.url, "plugin/gpu/infer", { viewer, body: { args: [10] } });
+      expect([refused.status, refused.body.code]).toEqual([503, "SESSION_STORE_UNAVAILABLE"]);
+      expect((await rpc(app.url, "plugin/gpu/pid", { viewer })).status).toBe(200);
+      await later.restart();
+      await waitFor(async () => (await rpc(app.url, "plugin/gpu/infer", { viewer, body: { args: [10] } })).status === 200, 5_000, "the call to succeed");
+      expect(app.server.runtime.status().sharedState).toEqual({ kind: "redis", ready: true });
+    } finally {
+      await app.close();
+      await later.stop();
+    }
+  });
+
+  it("closes its Redis connections with the server", async () => {
+    const app = await startServer({ root: ROOT, config: { server: { redis: { url: redis.url } } } });
+    const viewer = await openViewer(app.url);
+    expect((await rpc(app.url, "plugin/gpu/infer", { viewer, body: { args: [10] } })).status).toBe(200);
+    await app.close();
+    expect(app.server.runtime.status().sharedState).toEqual({ kind: "redis", ready: false });
+  });
+});
