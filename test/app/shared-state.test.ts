@@ -8,6 +8,7 @@ import { openViewer, rpc } from "../helpers/http.js";
 import { startServer } from "../helpers/server.js";
 import { describeWithRedis, startRedis, useRedis } from "../helpers/redis.js";
 import { waitFor } from "../helpers/wait.js";
+import { Redis } from "ioredis";
 
 const ROOT = join(import.meta.dirname, "../fixtures/shared-app");
 
@@ -66,6 +67,22 @@ describeWithRedis("server.redis in one process", () => {
     } finally {
       await app.close();
       await later.stop();
+    }
+  });
+
+  it("logs a slot's lost lease and lets its call finish", async () => {
+    const app = await startServer({ root: ROOT, config: { server: { redis: { url: redis.url, keyPrefix: "lost:", leaseMs: 300 } } } });
+    const raw = new Redis(redis.url);
+    try {
+      const viewer = await openViewer(app.url);
+      const holding = rpc(app.url, "plugin/gpu/infer", { viewer, body: { args: [600] } });
+      await waitFor(async () => (await raw.exists("lost:semaphore:slots:plugin/gpu/gpu")) === 1, 2_000, "the slot in Redis");
+      await raw.del("lost:semaphore:slots:plugin/gpu/gpu");
+      await waitFor(() => app.logs.text().includes("lost the lease of a deployment-wide slot of plugin/gpu/gpu"), 2_000, "the warning");
+      expect((await holding).status).toBe(200);
+    } finally {
+      raw.disconnect();
+      await app.close();
     }
   });
 

@@ -118,6 +118,19 @@ describeWithRedis("shared circuit breakers", () => {
     await waitFor(async () => (await admit(onA)) === true, 2_000, "A to claim the trial");
   });
 
+  it("lets another process claim the trial once a claim's lease lapses (its holder died)", async () => {
+    const store = new RedisBreakerStore(a.connection, createLogger({ dev: false, destination: new LogCapture() }).logger);
+    const other = new RedisBreakerStore(b.connection, createLogger({ dev: false, destination: new LogCapture() }).logger);
+    const key = `upstream-${++n}`;
+    expect(await store.record(key, "failure", null, 1, 50)).toMatchObject({ state: "open", failures: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await store.claimTrial(key, 200)).toMatchObject({ granted: true });
+    // The holder never records its outcome.
+    expect(await other.claimTrial(key, 200)).toMatchObject({ granted: false, view: { state: "trial" } });
+    await new Promise((resolve) => setTimeout(resolve, 220));
+    expect(await other.claimTrial(key, 200)).toMatchObject({ granted: true });
+  });
+
   it("clears the count on a success anywhere: failures must be consecutive", async () => {
     const [onA, onB] = pair(2);
     await record(onA, "failure");
