@@ -73,18 +73,24 @@ export class RedisConnection {
     return this.#subscriber;
   }
 
-  /** Resolves once connected, or after `timeoutMs` (false) when Redis is not there yet. */
+  /**
+   * Resolves true once connected, false after `timeoutMs` or at the first failed attempt
+   * (a Redis that refuses connections now will not take them within a start-up's wait).
+   */
   whenReady(timeoutMs: number): Promise<boolean> {
     if (this.ready) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (ready: boolean) => {
         clearTimeout(timer);
         this.client.off("ready", onReady);
+        this.client.off("error", onError);
         resolve(ready);
       };
       const onReady = () => done(true);
+      const onError = () => done(false);
       const timer = setTimeout(() => done(false), timeoutMs);
       this.client.on("ready", onReady);
+      this.client.on("error", onError);
     });
   }
 
