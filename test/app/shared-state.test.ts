@@ -4,7 +4,7 @@
 // calls that need it answer 503 and recover by themselves once Redis is up.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { openViewer, rpc } from "../helpers/http.js";
+import { openViewer, rpc, send } from "../helpers/http.js";
 import { startServer } from "../helpers/server.js";
 import { describeWithRedis, startRedis, useRedis } from "../helpers/redis.js";
 import { waitFor } from "../helpers/wait.js";
@@ -67,6 +67,33 @@ describeWithRedis("server.redis in one process", () => {
     } finally {
       await app.close();
       await later.stop();
+    }
+  });
+
+  it("a call whose client leaves while it waits for a deployment-wide slot gives up without taking one", async () => {
+    const config = { server: { redis: { url: redis.url, keyPrefix: "gone:" } } };
+    // Two servers sharing one Redis: B's call holds B's own slot and waits for the deployment's.
+    const [a, b] = await Promise.all([startServer({ root: ROOT, config }), startServer({ root: ROOT, config })]);
+    const raw = new Redis(redis.url);
+    const slots = () => raw.zcard("gone:semaphore:slots:plugin/gpu/gpu");
+    try {
+      const viewer = await openViewer(a.url);
+      const holding = rpc(a.url, "plugin/gpu/infer", { viewer, body: { args: [500] } });
+      await waitFor(async () => (await slots()) === 1, 2_000, "A's slot in Redis");
+      const body = JSON.stringify({ args: [10] });
+      const left = await send(b.url, "/__rpc/plugin/gpu/infer", { method: "POST", viewer, headers: { "content-type": "application/json" }, body, timeoutMs: 150 }).catch((error: { code?: string }) => error.code);
+      expect(left).toBe("TIMEOUT");
+      expect((await holding).status).toBe(200);
+      await waitFor(async () => (await slots()) === 0, 2_000, "every slot given back");
+      expect(b.server.runtime.status().queues).toMatchObject({ "plugin/gpu/gpu": { active: 0, queued: 0 } });
+      // Nobody holds a slot: the next call on B runs at once.
+      const started = Date.now();
+      expect((await rpc(b.url, "plugin/gpu/inferQuick", { viewer, body: { args: [10] } })).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(300);
+      expect(await slots()).toBe(0);
+    } finally {
+      raw.disconnect();
+      await Promise.all([a.close(), b.close()]);
     }
   });
 
