@@ -74,11 +74,16 @@ export function pinning() {
   return pinned;
 }
 
+/** How to exec `command` on the given side: `taskset -c <cpus> command ...` when pinned. */
+export function pinnedCommand(side, command, args) {
+  const pins = pinning();
+  if (!pins.enabled) return [command, args];
+  return ["taskset", ["-c", side === "load" ? pins.loadCpus : pins.serverCpus, command, ...args]];
+}
+
 /** How to exec `node` on the given side: `taskset -c <cpus> node ...` when pinned. */
 function nodeCommand(side, nodeArgs) {
-  const pins = pinning();
-  if (!pins.enabled) return [process.execPath, nodeArgs];
-  return ["taskset", ["-c", side === "load" ? pins.loadCpus : pins.serverCpus, process.execPath, ...nodeArgs]];
+  return pinnedCommand(side, process.execPath, nodeArgs);
 }
 
 // ---------------------------------------------------------------------------------------

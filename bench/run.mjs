@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, then a
-// summary of every target with its measured value. `node bench/run.mjs rpc refusals stream proxy memory`
+// summary of every target with its measured value. `node bench/run.mjs rpc refusals slots stream proxy memory`
 // runs only the named sections. Servers run pinned to one core, this process (the load
 // generator) to another (lib.mjs, pinning()); without taskset or a second CPU it warns and
 // runs unpinned.
@@ -14,12 +14,14 @@ import { benchProxy } from "./proxy.mjs";
 import { benchRefusals } from "./refusals.mjs";
 import { benchRpc } from "./rpc.mjs";
 import { benchRuntime } from "./runtime.mjs";
+import { benchSlots } from "./slots.mjs";
 import { benchStream } from "./stream.mjs";
 
 const sections = {
   rpc: benchRpc,
   refusals: benchRefusals,
   runtime: benchRuntime,
+  slots: benchSlots,
   stream: benchStream,
   proxy: benchProxy,
   // Reuses the proxy section's 1 GiB download when it ran, instead of measuring it twice.

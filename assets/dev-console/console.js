@@ -86,7 +86,7 @@
       target.methods.forEach(function (m) {
         var p = m.policy || {};
         var breaker = p.circuitBreaker ? p.circuitBreaker.key + " (" + p.circuitBreaker.failureThreshold + " / " + p.circuitBreaker.resetAfterMs + " ms)" : "—";
-        var limit = p.maxConcurrency !== undefined ? p.maxConcurrency + " / " + p.queueLimit : "—";
+        var limit = p.maxConcurrency !== undefined ? p.maxConcurrency + " / " + p.queueLimit + (p.concurrencyScope === "deployment" ? " (deployment)" : "") : "—";
         var name = el("td", target.kind + "/" + target.id + "/" + m.name, "target");
         var tr = row([name, access(p), p.timeoutMs + " ms", p.maxBodyBytes + " B", limit, p.isolation || "none", breaker]);
         tr.setAttribute("data-method", target.kind + "/" + target.id + "/" + m.name);

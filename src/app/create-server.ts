@@ -42,6 +42,7 @@ import { serverRouteHandlers } from "../server-routes/route.js";
 import type { ServerCore } from "./server-core.js";
 import { devConsoleRoutes } from "../static/dev-console.js";
 import { createHttpApp } from "./http-app.js";
+import { startRedisState, warnDeploymentScopeWithoutRedis } from "./shared-state.js";
 import { staticRoutes } from "../static/static-routes.js";
 
 const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -110,10 +111,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn, "a boot hook (through APP_SERVER)"),
     registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn, "a boot hook (through APP_SERVER)"),
   });
+  // What a failed start must release besides the global: connections opened on the way.
+  const closeOnFailure: Array<() => Promise<void> | undefined> = [];
   try {
     return await assemble();
   } catch (error) {
     global.leave();
+    await Promise.all(closeOnFailure.map((close) => close()));
     throw error;
   }
 
@@ -156,6 +160,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const targetScope = serverTargetScope(registry, dev);
     for (const target of [...registry.all(), { facade }]) bindFacadeScope(target.facade, targetScope);
     warnSessionlessMethods(registry.all(), log);
+    warnDeploymentScopeWithoutRedis(registry.all(), config, log);
+    // Session data (`redisState.sessionStore`), breakers and deployment-wide slots, when
+    // `server.redis` is set; closed with the server, or at once if the start fails.
+    const redisState = await startRedisState(config, log);
+    closeOnFailure.push(() => redisState?.close());
 
     const sessions = new SessionSigner(secret, config.sessionTtlSec);
     const core: ServerCore = {
@@ -176,9 +185,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       events: { rpc: [], proxy: [] },
       facade,
       serverRoutes,
-      sessionStore: options.sessionStore ?? new MemorySessionStore(config.session.maxEntries, config.session.maxBytes),
+      // Redis wins: with it every process and host shares one session.
+      sessionStore: redisState?.sessionStore ?? options.sessionStore ?? new MemorySessionStore(config.session.maxEntries, config.session.maxBytes),
     };
-    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs });
+    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const inFlight = new InFlightCounter();
     if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
@@ -239,6 +249,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
           await app.close();
           await runtime.close();
           await core.sessionStore.close();
+          await redisState?.close();
         } finally {
           global.leave();
         }

@@ -32,6 +32,8 @@ export interface RedisSettings {
   url: string;
   keyPrefix: string;
   commandTimeoutMs: number;
+  /** A deployment-wide slot's lease: refreshed while held, so it outlives a dead holder by at most this. */
+  leaseMs: number;
 }
 
 export interface ResolvedConfig {
@@ -72,6 +74,7 @@ export const DEFAULT_SESSION_STORE_ENTRIES = 10_000;
 export const DEFAULT_SESSION_STORE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_QUEUE_LIMIT = 100;
+export const DEFAULT_LEASE_MS = 10_000;
 /** Under a third of the browser client's 45 s stall timeout, so two lost pings never stall a stream. */
 export const DEFAULT_STREAM_HEARTBEAT_MS = 15_000;
 
@@ -108,7 +111,12 @@ export function resolveConfig(
       maxBytes: server.session?.store?.maxBytes ?? DEFAULT_SESSION_STORE_BYTES,
     },
     redis: server.redis
-      ? { url: server.redis.url, keyPrefix: server.redis.keyPrefix ?? "counterpart:", commandTimeoutMs: server.redis.commandTimeoutMs ?? 1_000 }
+      ? {
+          url: server.redis.url,
+          keyPrefix: server.redis.keyPrefix ?? "counterpart:",
+          commandTimeoutMs: server.redis.commandTimeoutMs ?? 1_000,
+          leaseMs: server.redis.leaseMs ?? DEFAULT_LEASE_MS,
+        }
       : null,
     rpc: {
       expose: rpc.expose ?? "exports",
@@ -195,7 +203,26 @@ function collectSecrets(file: AppConfigFile, env: NodeJS.ProcessEnv, fromEnv: Re
     for (const value of Object.values(proxy.headers ?? {})) out.add(value);
   }
   if (file.server?.metrics?.token) out.add(file.server.metrics.token);
+  addUrlPassword(file.server?.redis?.url, out);
   secretLookingValues(secure?.plugins, out);
   secretLookingValues(secure?.modules, out);
   return [...out];
+}
+
+/** A Redis URL's password, as written and decoded, so that no log line can show it. */
+function addUrlPassword(url: string | undefined, out: Set<string>): void {
+  if (!url) return;
+  let password = "";
+  try {
+    password = new URL(url).password;
+  } catch {
+    return;
+  }
+  if (password === "") return;
+  out.add(password);
+  try {
+    out.add(decodeURIComponent(password));
+  } catch {
+    // not percent-encoded: the written form is enough
+  }
 }

@@ -104,6 +104,8 @@ export const configSchema = z.strictObject({
           keyPrefix: z.optional(z.string()),
           /** A command that takes longer counts as the store being unreachable. */
           commandTimeoutMs: z.optional(timerMs),
+          /** How long a deployment-wide concurrency slot outlives a process that died holding it. */
+          leaseMs: z.optional(z.number().check(z.int(), z.gte(100, "must be at least 100 ms"), z.lte(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms`))),
         }),
       ),
       rpc: z.optional(rpcDefaultsSchema),
@@ -155,6 +157,8 @@ const runtimeFields = {
   maxConcurrency: z.optional(nonNegativeInt),
   queueLimit: z.optional(nonNegativeInt),
   concurrencyKey: z.optional(z.string().check(z.minLength(1))),
+  /** Whose calls `maxConcurrency` counts: this process's, or every process's sharing `server.redis`. */
+  concurrencyScope: z.optional(z.enum(["process", "deployment"])),
   circuitBreaker: z.optional(circuitBreakerSchema),
 };
 

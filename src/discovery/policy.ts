@@ -36,8 +36,15 @@ export interface RuntimePolicyFields {
   queueLimit?: number;
   /** Methods of one plugin or module with the same key share one gate, each checking its own `maxConcurrency`. */
   concurrencyKey?: string;
+  /**
+   * `"deployment"`: `maxConcurrency` counts the calls of every process sharing
+   * `server.redis` (README "Runtime protections"); without Redis it stays per process.
+   */
+  concurrencyScope?: ConcurrencyScope;
   circuitBreaker?: CircuitBreakerPolicy;
 }
+
+export type ConcurrencyScope = "process" | "deployment";
 
 /** The `policy` entry for one method, as a method author writes it. */
 export interface MethodPolicy extends RuntimePolicyFields {
@@ -69,6 +76,7 @@ export interface ResolvedPolicy {
   maxConcurrency: number | undefined;
   queueLimit: number;
   concurrencyKey: string;
+  concurrencyScope: ConcurrencyScope;
   isolation: "none" | "worker";
   streaming: boolean;
   circuitBreaker: ResolvedBreaker | undefined;
@@ -113,6 +121,7 @@ export function resolvePolicy(policy: MethodPolicy | undefined, defaults: RpcSet
     maxConcurrency: limit === undefined || limit <= 0 ? undefined : limit,
     queueLimit: runtime.queueLimit ?? defaults.queueLimit ?? DEFAULT_QUEUE_LIMIT,
     concurrencyKey: runtime.concurrencyKey === undefined ? methodKey : `${itemKey}/${runtime.concurrencyKey}`,
+    concurrencyScope: runtime.concurrencyScope ?? "process",
     isolation: runtime.isolation ?? "none",
     streaming: runtime.streaming === true,
     circuitBreaker: breaker && {
@@ -131,6 +140,7 @@ function pickRuntimeFields(policy: MethodPolicy | undefined): RuntimePolicyField
   if (policy.maxConcurrency !== undefined) out.maxConcurrency = policy.maxConcurrency;
   if (policy.queueLimit !== undefined) out.queueLimit = policy.queueLimit;
   if (policy.concurrencyKey !== undefined) out.concurrencyKey = policy.concurrencyKey;
+  if (policy.concurrencyScope !== undefined) out.concurrencyScope = policy.concurrencyScope;
   if (policy.circuitBreaker !== undefined) out.circuitBreaker = policy.circuitBreaker;
   return out;
 }

@@ -11,7 +11,35 @@ import { errorOf } from "../errors/http-error.js";
 export type BreakerState = "closed" | "open" | "trial";
 export type CallOutcome = "success" | "failure" | "neutral";
 
-export class CircuitBreaker {
+/** One breaker as the runtime uses it: this process's own, or one shared through Redis. */
+export interface Breaker {
+  readonly state: BreakerState;
+  readonly failures: number;
+  readonly failureThreshold: number;
+  readonly resetAfterMs: number;
+  /**
+   * Lets a call through (true when it is the trial) or throws RPC_CIRCUIT_OPEN. A shared
+   * breaker answers at once while closed, and asks its store only to claim a trial.
+   */
+  admit(): boolean | Promise<boolean>;
+  record(outcome: CallOutcome, isTrial: boolean): void;
+}
+
+export interface BreakerStatus {
+  state: BreakerState;
+  failures: number;
+  failureThreshold: number;
+  resetAfterMs: number;
+}
+
+/** Breakers by key, made on first use with that method's settings. */
+export interface BreakerRegistry {
+  /** `trialLeaseMs`: how long a shared trial claim lasts when its process dies (the calling method's `timeoutMs`). */
+  for(key: string, failureThreshold: number, resetAfterMs: number, trialLeaseMs: number): Breaker;
+  status(): Record<string, BreakerStatus>;
+}
+
+export class CircuitBreaker implements Breaker {
   readonly key: string;
   readonly failureThreshold: number;
   readonly resetAfterMs: number;
@@ -78,7 +106,7 @@ export class CircuitBreaker {
   }
 }
 
-export class CircuitBreakers {
+export class CircuitBreakers implements BreakerRegistry {
   readonly #breakers = new Map<string, CircuitBreaker>();
 
   for(key: string, failureThreshold: number, resetAfterMs: number): CircuitBreaker {
@@ -90,8 +118,8 @@ export class CircuitBreakers {
     return breaker;
   }
 
-  status(): Record<string, { state: BreakerState; failures: number; failureThreshold: number; resetAfterMs: number }> {
-    const out: Record<string, { state: BreakerState; failures: number; failureThreshold: number; resetAfterMs: number }> = {};
+  status(): Record<string, BreakerStatus> {
+    const out: Record<string, BreakerStatus> = {};
     for (const [key, breaker] of this.#breakers) {
       out[key] = { state: breaker.state, failures: breaker.failures, failureThreshold: breaker.failureThreshold, resetAfterMs: breaker.resetAfterMs };
     }

@@ -1,6 +1,9 @@
 /**
  * The runtime steps of the request path, in order:
  *   breaker → queue → executor (inline or isolated), all under the call's lifetime.
+ * With `server.redis` the breaker is shared by the deployment's processes, and a method of
+ * `concurrencyScope: "deployment"` takes a deployment-wide slot after this process's own
+ * (README "Runtime protections").
  * `run` is the one entry the gateway calls. It starts the call's timeout over (the gateway
  * armed it for the checks, body and verifiers), so the queue wait and the method share one
  * whole `timeoutMs`; the timer and the concurrency slot last until the method's work
@@ -9,7 +12,8 @@
 import type { MethodEntry } from "../discovery/registry.js";
 import { errorOf, isHttpError } from "../errors/http-error.js";
 import type { IsolationSettings } from "../config/schema.js";
-import { CircuitBreakers, type CallOutcome } from "./circuit-breaker.js";
+import { CircuitBreakers, type BreakerRegistry, type CallOutcome } from "./circuit-breaker.js";
+import { SharedCircuitBreakers } from "./shared-circuit-breaker.js";
 import { ConcurrencyLimiters, type ConcurrencyLimiter } from "./concurrency.js";
 import { CallTimeoutError, ClientGoneError } from "./call-lifetime.js";
 import { runInline } from "./executor.js";
@@ -19,6 +23,7 @@ import type { IsolationPool } from "./isolation-pool.js";
 import { SerializedResult } from "./serialized-result.js";
 import { youngGenerationLimited } from "../core/young-generation.js";
 import type { CallSession } from "../state/call-session.js";
+import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
 
 /** What the runtime needs from the server it runs for. */
 export interface RuntimeOptions {
@@ -27,17 +32,24 @@ export interface RuntimeOptions {
   outbound: { allow: readonly string[]; timeoutMs: number };
   /** `kind/id` → folder of every plugin and module (isolated methods import server files by it). */
   itemDirs: ReadonlyMap<string, string>;
+  /**
+   * State shared with the deployment's other processes (`server.redis`): breakers shared
+   * by all of them, and slots for `concurrencyScope: "deployment"`. Without it both stay
+   * per process.
+   */
+  shared?: SharedState | null;
 }
 
 export class RpcRuntime {
   readonly #options: RuntimeOptions;
-  readonly #breakers = new CircuitBreakers();
+  readonly #breakers: BreakerRegistry;
   readonly #limiters = new ConcurrencyLimiters();
   #pool: Promise<IsolationPool> | null = null;
   #poolStatus: IsolationPool | null = null;
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
+    this.#breakers = options.shared ? new SharedCircuitBreakers(options.shared.breakers) : new CircuitBreakers();
   }
 
   /** Starts the worker pool now when some method needs it, so the first call finds it warm. */
@@ -54,16 +66,19 @@ export class RpcRuntime {
     const { entry, call, lifetime } = invocation;
     const { policy } = entry;
     const breaker = policy.circuitBreaker
-      ? this.#breakers.for(policy.circuitBreaker.key, policy.circuitBreaker.failureThreshold, policy.circuitBreaker.resetAfterMs)
+      ? this.#breakers.for(policy.circuitBreaker.key, policy.circuitBreaker.failureThreshold, policy.circuitBreaker.resetAfterMs, policy.timeoutMs)
       : null;
     // Arguments an isolated method cannot receive are the caller's fault: refused here,
     // before the breaker, the queue or a worker sees the call.
     const isolatedArgs = isIsolated(entry) ? packIsolatedArgs(invocation.args) : null;
-    const isTrial = breaker ? breaker.admit() : false;
+    // A shared breaker answers at once unless it has a trial to claim from its store.
+    let isTrial = breaker ? breaker.admit() : false;
+    if (typeof isTrial !== "boolean") isTrial = await isTrial;
     // The queue wait and the method share one whole `timeoutMs`, whatever the body took.
     lifetime.startTimeout(policy.timeoutMs);
     let work: Promise<unknown> | undefined;
     let limiter: ConcurrencyLimiter | undefined;
+    let deploymentSlot: DeploymentSlot | undefined;
     try {
       if (policy.maxConcurrency !== undefined) {
         const candidate = this.#limiters.for(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit);
@@ -73,6 +88,13 @@ export class RpcRuntime {
           await slot;
         }
         limiter = candidate;
+        const { shared } = this.#options;
+        if (policy.concurrencyScope === "deployment" && shared) {
+          // Behind this process's own slot and queue: only calls holding one wait on the
+          // deployment's, and the call's timeout bounds that wait too.
+          call.queued = true;
+          deploymentSlot = await shared.slots.acquire(policy.concurrencyKey, policy.maxConcurrency, lifetime.signal);
+        }
       }
       // A client that left, or a timeout that passed, during the checks or the queue wait:
       // do not start the work.
@@ -95,6 +117,7 @@ export class RpcRuntime {
       // The timer and the slot last as long as the work itself, not just the answer.
       const settle = () => {
         lifetime.dispose();
+        deploymentSlot?.release();
         limiter?.release();
       };
       if (work) work.then(settle, settle);
@@ -125,6 +148,7 @@ export class RpcRuntime {
   status(): Record<string, unknown> {
     return {
       breakers: this.#breakers.status(),
+      sharedState: this.#options.shared ? { kind: this.#options.shared.kind, ready: this.#options.shared.ready } : null,
       queues: this.#limiters.status(),
       isolation: this.#poolStatus?.status() ?? null,
     };

@@ -30,6 +30,15 @@ describe("policy", () => {
     expect(resolve({ maxConcurrency: 0 }).maxConcurrency).toBeUndefined();
   });
 
+  it("takes concurrencyScope in runtime or flat, defaults it to the process, and refuses other values", () => {
+    expect(resolve({}).concurrencyScope).toBe("process");
+    expect(resolve({ runtime: { maxConcurrency: 4, concurrencyScope: "deployment" } }).concurrencyScope).toBe("deployment");
+    expect(resolve({ maxConcurrency: 4, concurrencyScope: "deployment", runtime: { concurrencyScope: "process" } }).concurrencyScope).toBe("process");
+    expect(resolve({ maxConcurrency: 4, concurrencyScope: "deployment" }).concurrencyScope).toBe("deployment");
+    expect(() => resolve({ runtime: { concurrencyScope: "host" } })).toThrow(/policy\.m\.runtime\.concurrencyScope/);
+    expect(() => resolve({ concurrencyScope: "global" })).toThrow(/policy\.m\.concurrencyScope/);
+  });
+
   it("takes runtime.streaming, and keeps unknown keys errors", () => {
     expect(resolve({ runtime: { streaming: true } }).streaming).toBe(true);
     expect(resolve({}).streaming).toBe(false);

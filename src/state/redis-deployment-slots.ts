@@ -1,0 +1,106 @@
+/**
+ * Deployment-wide concurrency slots (`runtime.concurrencyScope: "deployment"`, README
+ * "Runtime protections"): `maxConcurrency` counted across every process using one Redis,
+ * with redis-semaphore's `Semaphore` on `<prefix>semaphore:slots:<concurrencyKey>`.
+ *
+ * Each slot is a lease of `leaseMs`, refreshed while the call holds it, so the slots of a
+ * process that dies holding them lapse on their own within `leaseMs`. The lease's times
+ * come from the holders' clocks: keep the hosts' clocks in sync (NTP), or a lease may
+ * lapse early or late by their difference.
+ */
+import { Semaphore } from "redis-semaphore";
+import type { Logger } from "../log/logger.js";
+import { storeUnavailable, type RedisConnection } from "./redis-connection.js";
+import type { DeploymentSlot, DeploymentSlots } from "./shared-state.js";
+
+/**
+ * How often a waiting call asks for a slot again. Semaphores in Redis are polled; this
+ * bounds both the extra wait after a slot frees and the commands per waiting call.
+ */
+const RETRY_INTERVAL_MS = 20;
+
+/**
+ * A semaphore whose refresh cannot throw into a timer: redis-semaphore refreshes from a
+ * `setInterval`, and a refresh that fails because Redis is away would reject where nobody
+ * catches it. Such a refresh counts as kept (the next one may succeed) and is logged once;
+ * only Redis saying the lease is gone counts as lost.
+ */
+class LeasedSemaphore extends Semaphore {
+  readonly #onRefreshError: (error: unknown) => void;
+  #refreshFailed = false;
+
+  constructor(connection: RedisConnection, key: string, limit: number, leaseMs: number, onLost: () => void, onRefreshError: (error: unknown) => void) {
+    super(connection.client, key, limit, {
+      lockTimeout: leaseMs,
+      // Refreshed three times per lease, so a late refresh or two still keeps it.
+      refreshInterval: Math.max(1, Math.floor(leaseMs / 3)),
+      // The call's own timeout bounds the wait, through the abort signal.
+      acquireTimeout: 2_147_483_647,
+      retryInterval: RETRY_INTERVAL_MS,
+      onLockLost: onLost,
+    });
+    this.#onRefreshError = onRefreshError;
+  }
+
+  protected override async _refresh(): Promise<boolean> {
+    try {
+      return await super._refresh();
+    } catch (error) {
+      // Once per slot: a Redis that stays away would otherwise log at every refresh.
+      if (!this.#refreshFailed) this.#onRefreshError(error);
+      this.#refreshFailed = true;
+      return true;
+    }
+  }
+}
+
+export class RedisDeploymentSlots implements DeploymentSlots {
+  readonly #connection: RedisConnection;
+  readonly #log: Logger;
+  readonly #leaseMs: number;
+
+  constructor(connection: RedisConnection, leaseMs: number, log: Logger) {
+    this.#connection = connection;
+    this.#leaseMs = leaseMs;
+    this.#log = log;
+  }
+
+  async acquire(key: string, limit: number, signal: AbortSignal): Promise<DeploymentSlot> {
+    signal.throwIfAborted();
+    // Refused at once while disconnected: the limit protects an upstream, and must not
+    // quietly become a per-process one.
+    if (!this.#connection.ready) throw storeUnavailable(new Error("not connected to Redis"));
+    const semaphore = new LeasedSemaphore(
+      this.#connection,
+      `slots:${key}`,
+      limit,
+      this.#leaseMs,
+      () => this.#log.warn({ concurrencyKey: key }, `lost the lease of a deployment-wide slot of ${key}: the call goes on, and for a while one more call may run than maxConcurrency allows`),
+      (error) => this.#log.warn({ concurrencyKey: key, err: errorSummary(error) }, `could not refresh the lease of a deployment-wide slot of ${key}`),
+    );
+    try {
+      await semaphore.acquire(signal);
+    } catch (error) {
+      semaphore.stopRefresh();
+      if (signal.aborted) throw signal.reason;
+      throw storeUnavailable(error);
+    }
+    const slot: DeploymentSlot = {
+      release: () => {
+        semaphore.release().catch((error: unknown) => {
+          this.#log.warn({ concurrencyKey: key, err: errorSummary(error) }, `could not give back a deployment-wide slot of ${key}: it lapses with its lease`);
+        });
+      },
+    };
+    // Got the slot in the same moment the call ended: give it back at once.
+    if (signal.aborted) {
+      slot.release();
+      throw signal.reason;
+    }
+    return slot;
+  }
+}
+
+function errorSummary(error: unknown): { name: string; message: string } {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
+}
