@@ -16,6 +16,7 @@ import { benchRpc } from "./rpc.mjs";
 import { benchRuntime } from "./runtime.mjs";
 import { benchSlots } from "./slots.mjs";
 import { benchStream } from "./stream.mjs";
+import { benchSession } from "./session.mjs";
 
 const sections = {
   rpc: benchRpc,
@@ -23,6 +24,7 @@ const sections = {
   runtime: benchRuntime,
   slots: benchSlots,
   stream: benchStream,
+  session: benchSession,
   proxy: benchProxy,
   // Reuses the proxy section's 1 GiB download when it ran, instead of measuring it twice.
   memory: (results) => benchMemory({ proxyDownload: results.proxy?.download }),

@@ -7,7 +7,6 @@
 // autocannon loads, interleaved rounds (lib.mjs). Redis's own CPU µs per slot is measured
 // in one more round of the deployment-wide method alone.
 // Reported, no targets: the gateway's extra CPU µs per call and the req/s ratio.
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import {
   REPO,
@@ -15,10 +14,8 @@ import {
   ROUND_SEC,
   borrowed,
   cpuMicros,
-  freePort,
   interleaved,
   load,
-  pinnedCommand,
   printTable,
   ratio,
   startProcess,
@@ -26,40 +23,9 @@ import {
   target,
 } from "./lib.mjs";
 import { rpcOptions } from "./rpc.mjs";
+import { startRedis } from "./redis.mjs";
 
-const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
 const PATH = "/__rpc/plugin/bench/";
-
-/** redis-server on a free port, pinned to the load core; resolves once it answers PING. */
-async function startRedis() {
-  const port = await freePort();
-  const [command, args] = pinnedCommand("load", REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
-  const child = spawn(command, args, { stdio: "ignore" });
-  const { Redis } = await import("ioredis");
-  const probe = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, retryStrategy: () => 50 });
-  probe.on("error", () => {});
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      break;
-    } catch {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${REDIS_SERVER} did not start`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  probe.disconnect();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    pid: child.pid,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill("SIGKILL");
-      await new Promise((resolve) => child.once("exit", resolve));
-    },
-  };
-}
 
 export async function benchSlots() {
   const redis = await startRedis();

@@ -35,11 +35,11 @@ export interface Invocation {
 
 /**
  * The `ctx` of an inline method. A class rather than an object literal with getters: the
- * literal cost about a microsecond per call. `signal` and `log` are made on first use
- * (an AbortSignal and a child logger each cost more than the rest of the context).
+ * literal cost about a microsecond per call. `signal`, `log` and `session` are made on first
+ * use (an AbortSignal, a child logger and the session object each cost more than the rest
+ * of the context).
  */
 class InlineContext implements RpcContext {
-  readonly session: RpcSession | null;
   readonly user: unknown;
   readonly viewerId: string | undefined;
   readonly contextId: string | undefined;
@@ -60,7 +60,6 @@ class InlineContext implements RpcContext {
 
   constructor(invocation: Invocation) {
     const { entry } = invocation;
-    this.session = invocation.session?.view ?? null;
     this.user = invocation.user;
     this.viewerId = invocation.viewerId;
     this.contextId = invocation.contextId;
@@ -81,6 +80,11 @@ class InlineContext implements RpcContext {
 
   get signal(): AbortSignal {
     return this.#invocation.lifetime.signal;
+  }
+
+  /** Made on first use, like `signal` and `log` (README "Server methods"). */
+  get session(): RpcSession | null {
+    return this.#invocation.session?.view ?? null;
   }
 
   get log(): Logger {

@@ -77,8 +77,12 @@ export class RpcRuntime {
     // The queue wait and the method share one whole `timeoutMs`, whatever the body took.
     lifetime.startTimeout(policy.timeoutMs);
     let work: Promise<unknown> | undefined;
+    // The work and, when the method changed its session's data, the save after it: the
+    // timer and the slots last until both are over.
+    let finishing: Promise<unknown> | undefined;
     let limiter: ConcurrencyLimiter | undefined;
     let deploymentSlot: DeploymentSlot | undefined;
+    const { session } = invocation;
     try {
       if (policy.maxConcurrency !== undefined) {
         const candidate = this.#limiters.for(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit);
@@ -103,14 +107,18 @@ export class RpcRuntime {
       // Admitted: a streaming answer's headers go out now, before the method's first event.
       invocation.stream?.open();
       work = this.#execute(invocation, isolatedArgs);
-      // The session's data is saved as part of the work: before the answer, under the
-      // call's timeout and slot.
-      if (invocation.session) work = savingSession(work, invocation.session);
+      const value = await lifetime.race(work);
+      // The session's data is saved before the answer, under the call's timeout and slot.
+      // Most calls changed nothing: no promise then.
+      const saving = session?.save();
+      if (saving) await lifetime.race((finishing = saving));
       // Serialised here, not in the answer, so that a bad result counts for the breaker.
-      const result = toSerialized(await lifetime.race(work));
+      const result = toSerialized(value);
       breaker?.record("success", isTrial);
       return result;
     } catch (error) {
+      if (work && session && finishing === undefined) finishing = saveAfterFailure(work, session, lifetime.ended);
+      if (finishing && !lifetime.ended) await lifetime.race(finishing).catch(() => {});
       breaker?.record(outcomeOf(error), isTrial);
       throw error;
     } finally {
@@ -120,7 +128,8 @@ export class RpcRuntime {
         deploymentSlot?.release();
         limiter?.release();
       };
-      if (work) work.then(settle, settle);
+      const last = finishing ?? work;
+      if (last) last.then(settle, settle);
       else settle();
     }
   }
@@ -179,31 +188,22 @@ function outcomeOf(error: unknown): CallOutcome {
 }
 
 /**
- * Saves what the method changed in `ctx.session` once it ends. After a success a failed
- * save is the call's answer (413 SESSION_DATA_TOO_LARGE, 503 SESSION_STORE_UNAVAILABLE):
- * the viewer must not believe data was kept that was not. After a failure the method's
- * own error is the answer, and its changes are still saved when they can be.
+ * The save of a call that did not succeed. A method that threw still has what it changed
+ * saved, and the viewer's next call reads it (the error answer waits for the save); a call
+ * that timed out or whose viewer left has it saved once the method really ends. A save that
+ * fails then changes nothing: the call's own error is the answer.
  */
-function savingSession(work: Promise<unknown>, session: CallSession): Promise<unknown> {
-  return work.then(
-    (result) => {
-      const saving = session.save();
-      return saving === undefined ? result : saving.then(() => result);
-    },
-    (error: unknown) => {
-      let saving: Promise<void> | undefined;
-      try {
-        saving = session.save();
-      } catch {
-        // A field that cannot be saved: the method's own error is still the answer.
-      }
-      if (saving === undefined) throw error;
-      return saving.then(
-        () => Promise.reject(error),
-        () => Promise.reject(error),
-      );
-    },
-  );
+function saveAfterFailure(work: Promise<unknown>, session: CallSession, callEnded: boolean): Promise<unknown> {
+  const save = () => {
+    try {
+      return session.save();
+    } catch {
+      // A field JSON cannot carry: nothing to save.
+      return undefined;
+    }
+  };
+  const saving = callEnded ? work.then(save, save) : Promise.resolve(save());
+  return saving.catch(() => {});
 }
 
 function isIsolated(entry: MethodEntry): boolean {

@@ -17,8 +17,7 @@ export interface SessionIdentity {
 }
 
 export class CallSession {
-  /** `ctx.session`. */
-  view: SessionView;
+  #view: SessionView | undefined = undefined;
   readonly #store: SessionStore;
   readonly #identity: SessionIdentity;
   readonly #maxBytes: number;
@@ -32,7 +31,16 @@ export class CallSession {
     this.#identity = identity;
     this.#maxBytes = maxBytes;
     this.#loaded = loaded;
-    this.view = loaded ? sessionView(identity.id, identity.createdAt, loaded) : unavailableSessionView(identity.id, identity.createdAt);
+  }
+
+  /**
+   * `ctx.session`, made on first use: most calls never touch it, and making the object with
+   * its two read-only fields cost about as much as the rest of the session step.
+   */
+  get view(): SessionView {
+    const loaded = this.#loaded;
+    this.#view ??= loaded ? sessionView(this.#identity.id, this.#identity.createdAt, loaded) : unavailableSessionView(this.#identity.id, this.#identity.createdAt);
+    return this.#view;
   }
 
   /**
@@ -79,9 +87,10 @@ export class CallSession {
   save(): Promise<void> | undefined {
     const loaded = this.#loaded;
     if (loaded === null) return undefined;
-    // A session that had no data and was given none: only `id` and `createdAt`.
-    if (this.#returned === undefined && loaded.size === 0 && Object.keys(this.view).length === 2) return undefined;
-    const changes = changesBetween(loaded, this.#returned ?? fieldsOf(this.view));
+    const view = this.#view;
+    // Never looked at, or a session that had no data and was given none.
+    if (this.#returned === undefined && (view === undefined || (loaded.size === 0 && Object.keys(view).length === 2))) return undefined;
+    const changes = changesBetween(loaded, this.#returned ?? fieldsOf(view!));
     if (changes === null) return undefined;
     return this.#store.save(this.#identity.id, changes, this.#identity.expiresAt * 1000, this.#maxBytes);
   }

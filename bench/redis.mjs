@@ -1,0 +1,39 @@
+// A real redis-server for the benchmarks that need one (bench/slots.mjs, bench/session.mjs),
+// started with no persistence on a free port and pinned to the load core: it stands for a
+// Redis on another machine, whose CPU is not the gateway's.
+import { spawn } from "node:child_process";
+import { freePort, pinnedCommand } from "./lib.mjs";
+
+const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
+
+/** redis-server on a free port, pinned to the load core; resolves once it answers PING. */
+export async function startRedis() {
+  const port = await freePort();
+  const [command, args] = pinnedCommand("load", REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
+  const child = spawn(command, args, { stdio: "ignore" });
+  const { Redis } = await import("ioredis");
+  const probe = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, retryStrategy: () => 50 });
+  probe.on("error", () => {});
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${REDIS_SERVER} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  probe.disconnect();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    },
+  };
+}
+
