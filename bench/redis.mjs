@@ -2,6 +2,7 @@
 // started with no persistence on a free port and pinned to the load core: it stands for a
 // Redis on another machine, whose CPU is not the gateway's.
 import { spawn } from "node:child_process";
+import { connect } from "node:net";
 import { freePort, pinnedCommand } from "./lib.mjs";
 
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
@@ -11,21 +12,11 @@ export async function startRedis() {
   const port = await freePort();
   const [command, args] = pinnedCommand("load", REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
   const child = spawn(command, args, { stdio: "ignore" });
-  const { Redis } = await import("ioredis");
-  const probe = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, retryStrategy: () => 50 });
-  probe.on("error", () => {});
   const deadline = Date.now() + 5_000;
-  for (;;) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      break;
-    } catch {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${REDIS_SERVER} did not start`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  while (!(await answersPing(port))) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${REDIS_SERVER} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  probe.disconnect();
   return {
     url: `redis://127.0.0.1:${port}`,
     pid: child.pid,
@@ -37,3 +28,22 @@ export async function startRedis() {
   };
 }
 
+
+/** One PING over a fresh connection: true once the server answers PONG. */
+function answersPing(port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let reply = "";
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.on("error", () => done(false));
+    socket.on("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
+  });
+}

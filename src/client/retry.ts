@@ -3,8 +3,8 @@
  * "Retries and timeouts"): 429 and 5xx, exponential backoff with full jitter (base
  * 300 ms, factor 2, cap 10 s), `Retry-After` in seconds or HTTP-date form capped at
  * 60 s. POST and PATCH are retried only on 429 and 503, the answers that say the server
- * did not run them; network errors only for idempotent methods, where sending twice is
- * harmless.
+ * did not run them (not a 503 SESSION_STORE_UNAVAILABLE); network errors only for
+ * idempotent methods, where sending twice is harmless.
  */
 
 import { parseHttpDate } from "./http-date.js";
@@ -20,9 +20,17 @@ export function isIdempotent(method: string): boolean {
   return IDEMPOTENT.has(method);
 }
 
-export function isRetryableStatus(status: number, method: string): boolean {
-  if (status === 429 || status === 503) return true;
-  if (method === "POST" || method === "PATCH") return false;
+/**
+ * The one 503 that does not say "not run": a session store that could not be reached may
+ * have failed a method halfway through, or only its save at the end.
+ */
+const MAY_HAVE_RUN = "SESSION_STORE_UNAVAILABLE";
+
+export function isRetryableStatus(status: number, method: string, code?: string): boolean {
+  const notIdempotent = method === "POST" || method === "PATCH";
+  if (status === 429) return true;
+  if (status === 503) return !(notIdempotent && code === MAY_HAVE_RUN);
+  if (notIdempotent) return false;
   return status >= 500 && status <= 599;
 }
 

@@ -43,7 +43,7 @@ export async function sendWithRetries<T>(attempt: Attempt, readOk: ReadOk<T>, ma
       await pause(backoffDelay(retry, () => timing.random()), attempt.signal, timing);
       continue;
     }
-    if (outcome.ok || retry >= maxRetries || !isRetryableStatus(outcome.error.status, attempt.method)) return outcome;
+    if (outcome.ok || retry >= maxRetries || !isRetryableStatus(outcome.error.status, attempt.method, outcome.error.code)) return outcome;
     const delay = retryAfterDelay(outcome.retryAfter, Date.now()) ?? backoffDelay(retry, () => timing.random());
     await pause(delay, attempt.signal, timing);
   }

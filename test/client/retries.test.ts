@@ -51,6 +51,21 @@ describeInBrowser("HttpClient retries and timeouts", () => {
     expect(fx.server.hits("/post-504")).toHaveLength(1);
   });
 
+  it("does not retry a POST on 503 SESSION_STORE_UNAVAILABLE (the method may have run), but does a GET", async () => {
+    const body = { error: "The session store cannot be reached", code: "SESSION_STORE_UNAVAILABLE", details: {} };
+    fx.server.script("/post-store", [{ status: 503, headers: { "Retry-After": "0" }, body }, { body: { never: true } }]);
+    fx.server.script("/get-store", [{ status: 503, headers: { "Retry-After": "0" }, body }, { body: { again: true } }]);
+    const results = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      const c = new w.HttpClient();
+      return [await w.settle(c.post("/post-store", { a: 1 })), await w.settle(c.get("/get-store"))];
+    });
+    expect(results[0]).toMatchObject({ ok: false, status: 503, code: "SESSION_STORE_UNAVAILABLE" });
+    expect(results[1]).toMatchObject({ ok: true, value: { again: true } });
+    expect(fx.server.hits("/post-store")).toHaveLength(1);
+    expect(fx.server.hits("/get-store")).toHaveLength(2);
+  });
+
   it("retries a POST and a PATCH on 429 and 503 (the server did not run it)", async () => {
     fx.server.script("/post-503", [{ status: 503, headers: { "Retry-After": "0" } }, { body: { done: 1 } }]);
     fx.server.script("/post-429", [{ status: 429, headers: { "Retry-After": "0" } }, { body: { done: 2 } }]);
