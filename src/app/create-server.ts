@@ -191,7 +191,15 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const inFlight = new InFlightCounter();
-    if (dev) addDevServerTargets(registry, core, { runtimeStatus: () => runtime.status(), inFlight: () => inFlight.snapshot(), cluster: options.cluster });
+    // getStatus also says where session data lives, and how much the in-memory store holds.
+    const sessionStoreStatus = () => ({ kind: core.sessionStore.kind, ...(core.sessionStore instanceof MemorySessionStore ? core.sessionStore.size : {}) });
+    if (dev) {
+      addDevServerTargets(registry, core, {
+        runtimeStatus: () => ({ ...runtime.status(), sessionStore: sessionStoreStatus() }),
+        inFlight: () => inFlight.snapshot(),
+        cluster: options.cluster,
+      });
+    }
 
     const { app, startClosing } = createHttpApp(log, config);
     inFlight.attach(app.server);

@@ -44,6 +44,7 @@ describeWithRedis("server.redis in one process", () => {
       const viewer = await openViewer(app.url);
       const status = await rpc(app.url, "server/core/getStatus", { viewer });
       expect(status.body.result.sharedState).toEqual({ kind: "redis", ready: true });
+      expect(status.body.result.sessionStore).toEqual({ kind: "redis" });
       expect(status.body.result.registry[0].methods.find((method: { name: string }) => method.name === "infer").policy.concurrencyScope).toBe("deployment");
     } finally {
       await app.close();

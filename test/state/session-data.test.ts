@@ -11,7 +11,7 @@ import { openViewer, rpc, send, type Viewer } from "../helpers/http.js";
 import { openStream } from "../helpers/stream.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/session-app");
-const app = useServer({ root: ROOT });
+const app = useServer({ root: ROOT, dev: true });
 
 const call = async (viewer: Viewer | null, method: string, ...args: unknown[]) => {
   const answer = await rpc(app.url, `plugin/notes/${method}`, { viewer, body: { args } });
@@ -96,6 +96,16 @@ describe("ctx.session data", () => {
     await stream.finished;
     expect(stream.records.map(({ at: _at, ...record }) => record)).toEqual([{ event: { before: null } }, { done: true, ok: true, result: "stored" }]);
     expect(await result(viewer, "recall", "streamed")).toBe("yes");
+  });
+});
+
+describe("getStatus", () => {
+  it("says where session data lives and how much the in-memory store holds", async () => {
+    const viewer = await openViewer(app.url);
+    await result(viewer, "remember", { key: "x", value: 1 });
+    const status = await rpc(app.url, "server/core/getStatus", { viewer });
+    expect(status.body.result.sessionStore).toEqual({ kind: "memory", sessions: expect.any(Number), bytes: expect.any(Number) });
+    expect(status.body.result.sessionStore.sessions).toBeGreaterThanOrEqual(1);
   });
 });
 
