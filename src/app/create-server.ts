@@ -34,6 +34,7 @@ import { proxyRoutes } from "../proxy/route.js";
 import { rpcRoutes } from "../rpc/route.js";
 import { addDevServerTargets } from "../rpc/server-methods.js";
 import { MemorySessionStore } from "../state/memory-session-store.js";
+import { GuardedSessionStore } from "../state/guarded-session-store.js";
 import type { SessionStore } from "../state/session-store.js";
 import { RpcRuntime } from "../runtime/runtime.js";
 import { bindFacadeScope, joinAppServerGlobal } from "../plugin-api/app-server.js";
@@ -186,7 +187,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       facade,
       serverRoutes,
       // Redis wins: with it every process and host shares one session.
-      sessionStore: redisState?.sessionStore ?? options.sessionStore ?? new MemorySessionStore(config.session.maxEntries, config.session.maxBytes),
+      sessionStore: sessionStoreFor(redisState?.sessionStore ?? options.sessionStore, config),
     };
     const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
@@ -265,6 +266,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     };
     return server;
   }
+}
+
+/** A store in another process (Redis, the cluster's master) is guarded against hanging; the default is this process's memory. */
+function sessionStoreFor(remote: SessionStore | undefined, config: ResolvedConfig): SessionStore {
+  return remote ? new GuardedSessionStore(remote) : new MemorySessionStore(config.session.maxEntries, config.session.maxBytes);
 }
 
 export async function checkRoot(root: string): Promise<void> {

@@ -43,10 +43,10 @@ export class MasterServices {
   readonly #ringBuffer: LogRingBuffer | null;
   readonly #log: Logger;
   #registry: Registry | null = null;
-  /** Every worker's session data (README "Session data"). */
-  readonly #sessions: SessionStore;
+  /** Every worker's session data (README "Session data"); null when the workers keep it in Redis. */
+  readonly #sessions: SessionStore | null;
 
-  constructor(facts: MasterFacts, ringBuffer: LogRingBuffer | null, log: Logger, sessions: SessionStore) {
+  constructor(facts: MasterFacts, ringBuffer: LogRingBuffer | null, log: Logger, sessions: SessionStore | null) {
     this.#facts = facts;
     this.#sessions = sessions;
     this.#ringBuffer = ringBuffer;
@@ -59,7 +59,7 @@ export class MasterServices {
     channel.handle("logs", (query) => this.logs(query as LogQuery));
     channel.handle("status", () => this.status());
     channel.handle("metrics", () => this.metrics());
-    serveSessions(channel, this.#sessions);
+    if (this.#sessions) serveSessions(channel, this.#sessions);
   }
 
   /** A dev log line forwarded by a worker. */

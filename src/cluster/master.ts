@@ -97,7 +97,7 @@ class Master {
       },
       ringBuffer,
       this.#log,
-      new MemorySessionStore(setup.config.session.maxEntries, setup.config.session.maxBytes),
+      setup.config.redis ? null : new MemorySessionStore(setup.config.session.maxEntries, setup.config.session.maxBytes),
     );
   }
 

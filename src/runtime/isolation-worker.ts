@@ -37,7 +37,10 @@ function rebuildSession(data: IsolatedTask["context"]["sessionData"]): SessionVi
   return data.fields ? sessionView(data.id, data.createdAt, new Map(data.fields)) : unavailableSessionView(data.id, data.createdAt);
 }
 
-/** The session's fields after the method, for the main thread to save; none when the store could not be reached. */
+/**
+ * The session's fields after the method, for the main thread to save: none when the method
+ * never looked at `ctx.session` or the store could not be reached.
+ */
 function sessionFields(session: SessionView | null, data: IsolatedTask["context"]["sessionData"]): { session?: Array<[string, string]> } {
   if (!session || !data?.fields) return {};
   return { session: [...fieldsOf(session)] };
@@ -66,8 +69,13 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     emitter = task.emitPort ? emitOverPort(task.emitPort) : undefined;
     const emit = emitter ? emitter.emit : notStreaming;
     const { sessionData, ...context } = task.context;
-    session = rebuildSession(sessionData);
-    const result = await (fn as (...args: unknown[]) => unknown)({ ...context, session, args, signal: controller.signal, emit }, ...args);
+    const ctx = { ...context, args, signal: controller.signal, emit } as Record<string, unknown>;
+    // Rebuilt on first use only, as in the main thread: a method that never looks costs no parse.
+    Object.defineProperty(ctx, "session", {
+      enumerable: true,
+      get: () => (session ??= rebuildSession(sessionData)),
+    });
+    const result = await (fn as (...args: unknown[]) => unknown)(ctx, ...args);
     // Every event is written before the outcome goes back: the terminal record comes last.
     await emitter?.settle();
     const fields = sessionFields(session, sessionData);

@@ -12,7 +12,7 @@ import { SessionCheck } from "../auth/session-cache.js";
 import { readSessionCookie } from "../auth/session-cookie.js";
 import type { Registry } from "../discovery/registry.js";
 import type { ServerRoute, ServerRoutes } from "../discovery/server-routes.js";
-import { errorOf, isHttpError } from "../errors/http-error.js";
+import { errorOf, isFromCodeTable, isHttpError } from "../errors/http-error.js";
 import { sendRawError } from "../http/send-error.js";
 import type { Logger } from "../log/logger.js";
 import type { SecretMask } from "../log/mask-secrets.js";
@@ -72,14 +72,17 @@ async function dispatch(route: ServerRoute, request: FastifyRequest, reply: Fast
     session = checked ? await CallSession.open(options.sessionStore, checked.session, options.config.session.maxDataBytes) : null;
   } catch (error) {
     thrown = { error };
-    answerThrow(res, request.id, options);
+    answerThrow(res, request.id, options, error, () => false);
     return;
   }
-  if (session) holdEndUntilSaved(res, session, (error) => (thrown ??= { error }));
+  const endPending = session ? holdEndUntilSaved(res, session, (error) => (thrown ??= { error })) : () => false;
   const ctx: RouteContext = {
     req,
     res,
-    session: session?.view ?? null,
+    // Made on first use, as for methods: most requests (a tile, an asset) never look.
+    get session() {
+      return session?.view ?? null;
+    },
     csrfOk: checked !== null && SessionCheck.csrfMatches(checked, request.headers["x-app-csrf"]),
     origin,
     secure: target.secure,
@@ -93,31 +96,45 @@ async function dispatch(route: ServerRoute, request: FastifyRequest, reply: Fast
     await route.handler(ctx as never, new URL(req.url ?? "/", origin), route.prefix);
   } catch (error) {
     thrown = { error };
-    answerThrow(res, request.id, options);
+    answerThrow(res, request.id, options, error, endPending);
   }
 }
 
 /**
  * What the handler changed in the session is saved before its response ends, so the
  * request the browser makes next (after a redirect, say) reads it: `res.end` waits for the
- * save. When the response closes without `end` (the viewer left), the changes are saved
- * then. A save that fails is the request's logged error: the viewer gets it (413
+ * save, and a second `res.end` meanwhile changes nothing, as it would not on an ended
+ * response. When the response closes without `end` (the viewer left), the changes are
+ * saved then. A save that fails is the request's logged error: the viewer gets it (413
  * SESSION_DATA_TOO_LARGE, 503 SESSION_STORE_UNAVAILABLE) when the handler has not written
- * its status yet, else the connection is closed.
+ * its status yet, else the connection is closed, since the status it wrote would claim a
+ * success that was not kept. Returns whether an end is waiting for the save.
  */
-function holdEndUntilSaved(res: ServerResponse, session: CallSession, failed: (error: unknown) => void): void {
-  const end = res.end;
+function holdEndUntilSaved(res: ServerResponse, session: CallSession, failed: (error: unknown) => void): () => boolean {
+  const end = res.end as (...args: unknown[]) => unknown;
+  let ending = false;
   let saving: Promise<void> | undefined;
   const save = () => (saving ??= Promise.resolve().then(() => session.save()));
-  res.end = function (this: ServerResponse, ...args: unknown[]) {
-    res.end = end;
+  const finish = (args: unknown[]) => {
+    res.end = end as ServerResponse["end"];
+    try {
+      end.apply(res, args);
+    } catch (error) {
+      // What Node refuses (a chunk of the wrong type) would have thrown in the handler:
+      // answered as that throw would have been.
+      failed(error);
+      if (!res.headersSent) sendRawError(res, errorOf("INTERNAL_ERROR"));
+      else res.destroy();
+    }
+  };
+  res.end = function (...args: unknown[]) {
+    if (ending) return res;
+    ending = true;
     save().then(
-      () => (end as (...a: unknown[]) => unknown).apply(res, args),
+      () => finish(args),
       (error: unknown) => {
         failed(error);
-        res.end = end;
-        // A status the handler already wrote (its 200, its redirect) would claim a success
-        // that was not kept: the connection is closed instead.
+        res.end = end as ServerResponse["end"];
         if (!res.headersSent) sendRawError(res, isHttpError(error) ? error : errorOf("INTERNAL_ERROR"));
         else res.destroy();
       },
@@ -125,12 +142,20 @@ function holdEndUntilSaved(res: ServerResponse, session: CallSession, failed: (e
     return res;
   } as ServerResponse["end"];
   res.once("close", () => void save().catch(() => {}));
+  return () => ending && !res.writableEnded;
 }
 
-/** A throw before anything was sent answers 500; after, the response cannot be finished cleanly: the socket is closed. */
-function answerThrow(res: ServerResponse, requestId: string, options: ServerRouteOptions): void {
+/**
+ * A throw before anything was sent answers 500, or the error itself when it is one of the
+ * server's own (a session store that cannot be reached: 503); after, the response cannot be
+ * finished cleanly: the socket is closed. A throw after the handler ended its response
+ * leaves that answer alone.
+ */
+function answerThrow(res: ServerResponse, requestId: string, options: ServerRouteOptions, error: unknown, endPending: () => boolean): void {
+  if (endPending()) return;
   if (!res.headersSent) {
-    sendRawError(res, errorOf("INTERNAL_ERROR", { requestId }), { mask: options.maskSecrets });
+    const answer = isHttpError(error) && isFromCodeTable(error) ? error : errorOf("INTERNAL_ERROR", { requestId });
+    sendRawError(res, answer, { mask: options.maskSecrets });
     return;
   }
   if (!res.writableEnded) res.destroy();

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { useServer } from "../helpers/server.js";
-import { openViewer, rpc } from "../helpers/http.js";
+import { openViewer, rpc, send } from "../helpers/http.js";
 import { errorOf } from "../../dist/errors/http-error.js";
 import type { SessionStore } from "../../dist/index.js";
 
@@ -36,5 +36,11 @@ describe("with the session store down", () => {
     expect([peek.status, peek.body.result]).toEqual([200, "refused: TypeError"]);
     const isolated = await rpc(app.url, "plugin/notes/isolatedRecall", { viewer, body: { args: ["color"] } });
     expect([isolated.status, isolated.body.code]).toEqual([503, "SESSION_STORE_UNAVAILABLE"]);
+  });
+
+  it("a route that uses session data answers 503 too, not a generic 500", async () => {
+    const viewer = await openViewer(app.url);
+    const answer = await send(app.url, "/notes-flow/start?state=x", { headers: { cookie: viewer.cookie } });
+    expect([answer.status, answer.json?.code]).toEqual([503, "SESSION_STORE_UNAVAILABLE"]);
   });
 });
