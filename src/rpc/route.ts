@@ -1,8 +1,10 @@
 /**
  * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
  * each step its own module, the first failing step answers (README "Error codes"):
- *   route → target → session, CSRF, origin → bounded body → verifiers
- *     → runtime (breaker → queue → executor) → answer + one log event.
+ *   route → target → session, CSRF, origin (the session's data loading meanwhile)
+ *     → bounded body → verifiers → stream mode
+ *     → runtime (breaker → queue → executor, inline or isolated, buffered or streaming
+ *        → session data saved) → answer (JSON, or a stream's terminal record) + one log event.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorOf } from "../errors/http-error.js";

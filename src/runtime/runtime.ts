@@ -1,13 +1,14 @@
 /**
  * The runtime steps of the request path, in order:
- *   breaker → queue → executor (inline or isolated), all under the call's lifetime.
+ *   breaker → queue → (a streaming answer's headers) → executor (inline or isolated)
+ *     → session data saved, all under the call's lifetime.
  * With `server.redis` the breaker is shared by the deployment's processes, and a method of
  * `concurrencyScope: "deployment"` takes a deployment-wide slot after this process's own
  * (README "Runtime protections").
  * `run` is the one entry the gateway calls. It starts the call's timeout over (the gateway
  * armed it for the checks, body and verifiers), so the queue wait and the method share one
- * whole `timeoutMs`; the timer and the concurrency slot last until the method's work
- * really ends, even when the caller was already answered.
+ * whole `timeoutMs`; the timer and the concurrency slot last until the method's work (and
+ * its session's save) really ends, even when the caller was already answered.
  */
 import type { MethodEntry } from "../discovery/registry.js";
 import { errorOf, isHttpError } from "../errors/http-error.js";
