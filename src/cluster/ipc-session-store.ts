@@ -31,13 +31,31 @@ export class IpcSessionStore implements SessionStore {
     this.#channel = channel;
   }
 
-  async load(id: string): Promise<ReadonlyMap<string, string>> {
-    try {
-      return new Map(await this.#channel.request<Array<[string, string]>>("session-load", id, SESSION_IPC_TIMEOUT_MS));
-    } catch (error) {
-      throw Object.assign(errorOf("SESSION_STORE_UNAVAILABLE"), { cause: error });
-    }
+  /**
+   * Loads asked for in one turn of the event loop go to the master as one message: under
+   * load a worker starts several calls per turn, and each IPC message costs both processes
+   * far more than the lookup it carries.
+   */
+  load(id: string): Promise<ReadonlyMap<string, string>> {
+    return new Promise((resolve, reject) => {
+      this.#batch.push({ id, resolve, reject });
+      if (this.#batch.length === 1) setImmediate(this.#sendBatch);
+    });
   }
+
+  #batch: Array<{ id: string; resolve: (fields: ReadonlyMap<string, string>) => void; reject: (error: Error) => void }> = [];
+
+  readonly #sendBatch = (): void => {
+    const batch = this.#batch;
+    this.#batch = [];
+    this.#channel.request<Array<Array<[string, string]>>>("session-load", batch.map((entry) => entry.id), SESSION_IPC_TIMEOUT_MS).then(
+      (answers) => batch.forEach((entry, index) => entry.resolve(new Map(answers[index]))),
+      (error: unknown) => {
+        const unavailable = Object.assign(errorOf("SESSION_STORE_UNAVAILABLE"), { cause: error });
+        for (const entry of batch) entry.reject(unavailable);
+      },
+    );
+  };
 
   async save(id: string, changes: SessionChanges, expiresAtMs: number, maxBytes: number): Promise<void> {
     const request: SessionSaveRequest = { id, set: changes.set.map(([name, json]) => [name, json]), deleted: [...changes.deleted], expiresAtMs, maxBytes };
@@ -58,7 +76,7 @@ export class IpcSessionStore implements SessionStore {
 
 /** The master's side: answers its workers' loads and saves from its own store. */
 export function serveSessions(channel: IpcChannel, store: SessionStore): void {
-  channel.handle("session-load", async (id) => [...(await store.load(String(id)))]);
+  channel.handle("session-load", async (ids) => Promise.all((ids as string[]).map(async (id) => [...(await store.load(String(id)))])));
   channel.handle("session-save", async (payload): Promise<SessionSaveReply> => {
     const { id, set, deleted, expiresAtMs, maxBytes } = payload as SessionSaveRequest;
     try {
