@@ -10,7 +10,7 @@
 //     `--session` it also checks the session cookie and CSRF header the way Counterpart's
 //     proxy must (same SessionSigner), and serves `/` with a session like the viewer page.
 import { createServer, request, Agent } from "node:http";
-import { SessionSigner } from "../../dist/auth/session.js";
+import { viewerSession } from "./viewer-session.mjs";
 
 const [role, upstreamPort, flag] = process.argv.slice(2);
 const port = Number(process.env.PORT);
@@ -40,27 +40,16 @@ if (role === "upstream") {
 } else if (role === "proxy") {
   const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
   const checkSession = flag === "--session";
-  const signer = new SessionSigner(process.env.APP_SESSION_SECRET, 3600);
-  const { token, session } = signer.issue();
-  const csrf = signer.csrfToken(session);
+  const viewer = viewerSession();
   const HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host", "cookie", "x-app-csrf"]);
   const PREFIX = "/proxy/bench";
 
   createServer((req, res) => {
     if (!req.url.startsWith(PREFIX + "/")) {
-      res.setHeader("set-cookie", `app_session=${token}; Path=/`);
-      res.end(`<script>window.APP_CSRF_TOKEN = "${csrf}";</script>`);
+      viewer.servePage(res);
       return;
     }
-    if (checkSession) {
-      const cookie = /(?:^|;\s*)app_session=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
-      const current = signer.verify(cookie);
-      if (!current || !signer.checkCsrf(current, req.headers["x-app-csrf"])) {
-        res.statusCode = 401;
-        res.end("{}");
-        return;
-      }
-    }
+    if (checkSession && !viewer.passes(req, res)) return;
     const headers = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP.has(name)) headers[name] = value;
     const upstream = request(

@@ -2,25 +2,16 @@
 // session-bound RPC call needs — session cookie signature check, CSRF header check, JSON
 // body round trip — and nothing else (no routing table, no logging, no limits).
 import { createServer } from "node:http";
-import { SessionSigner } from "../../dist/auth/session.js";
+import { viewerSession } from "./viewer-session.mjs";
 
-const signer = new SessionSigner(process.env.APP_SESSION_SECRET, 3600);
-const { token, session } = signer.issue();
-const csrf = signer.csrfToken(session);
+const viewer = viewerSession();
 
 createServer((req, res) => {
   if (req.url === "/health" || req.url === "/") {
-    res.setHeader("set-cookie", `app_session=${token}; Path=/`);
-    res.end(`<script>window.APP_CSRF_TOKEN = "${csrf}";</script>`);
+    viewer.servePage(res);
     return;
   }
-  const cookie = /(?:^|;\s*)app_session=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
-  const current = signer.verify(cookie);
-  if (!current || !signer.checkCsrf(current, req.headers["x-app-csrf"])) {
-    res.statusCode = 401;
-    res.end("{}");
-    return;
-  }
+  if (!viewer.passes(req, res)) return;
   const chunks = [];
   req.on("data", (chunk) => chunks.push(chunk));
   req.on("end", () => {

@@ -39,13 +39,45 @@ export interface BreakerRegistry {
   status(): Record<string, BreakerStatus>;
 }
 
+/** What a breaker counts; `openUntil` is when an open breaker lets its trial through. */
+export interface BreakerCounts {
+  state: BreakerState;
+  failures: number;
+  openUntil: number;
+}
+
+/**
+ * The one rule that moves a breaker on a call's outcome: the per-process breaker's, and a
+ * shared breaker's own view while its store is away (./shared-circuit-breaker.ts).
+ */
+export function recordOutcome(counts: BreakerCounts, outcome: CallOutcome, isTrial: boolean, now: number, failureThreshold: number, resetAfterMs: number): void {
+  if (outcome === "neutral") {
+    // A trial that proved nothing (the client left) hands the trial to the next call.
+    if (isTrial) {
+      counts.state = "open";
+      counts.openUntil = now;
+    }
+    return;
+  }
+  if (outcome === "success") {
+    if (isTrial || counts.state === "closed") {
+      counts.state = "closed";
+      counts.failures = 0;
+    }
+    return;
+  }
+  if (!isTrial) counts.failures += 1;
+  if (isTrial || (counts.state === "closed" && counts.failures >= failureThreshold)) {
+    counts.state = "open";
+    counts.openUntil = now + resetAfterMs;
+  }
+}
+
 export class CircuitBreaker implements Breaker {
   readonly key: string;
   readonly failureThreshold: number;
   readonly resetAfterMs: number;
-  #state: BreakerState = "closed";
-  #failures = 0;
-  #openUntil = 0;
+  readonly #counts: BreakerCounts = { state: "closed", failures: 0, openUntil: 0 };
 
   constructor(key: string, failureThreshold: number, resetAfterMs: number) {
     this.key = key;
@@ -54,11 +86,11 @@ export class CircuitBreaker implements Breaker {
   }
 
   get state(): BreakerState {
-    return this.#state;
+    return this.#counts.state;
   }
 
   get failures(): number {
-    return this.#failures;
+    return this.#counts.failures;
   }
 
   /**
@@ -66,43 +98,19 @@ export class CircuitBreaker implements Breaker {
    * trial, whose outcome decides the next state.
    */
   admit(now = Date.now()): boolean {
-    if (this.#state === "closed") return false;
-    if (this.#state === "open" && now >= this.#openUntil) {
-      this.#state = "trial";
+    const counts = this.#counts;
+    if (counts.state === "closed") return false;
+    if (counts.state === "open" && now >= counts.openUntil) {
+      counts.state = "trial";
       return true;
     }
     // Open, or a trial already under way: nobody else gets through.
-    const retryAfterMs = this.#state === "open" ? this.#openUntil - now : this.resetAfterMs;
+    const retryAfterMs = counts.state === "open" ? counts.openUntil - now : this.resetAfterMs;
     throw errorOf("RPC_CIRCUIT_OPEN", { key: this.key, retryAfterMs: Math.max(1, retryAfterMs) });
   }
 
   record(outcome: CallOutcome, isTrial: boolean, now = Date.now()): void {
-    if (outcome === "neutral") {
-      // A trial that proved nothing (the client left) hands the trial to the next call.
-      if (isTrial) {
-        this.#state = "open";
-        this.#openUntil = now;
-      }
-      return;
-    }
-    if (outcome === "success") {
-      if (isTrial || this.#state === "closed") {
-        this.#state = "closed";
-        this.#failures = 0;
-      }
-      return;
-    }
-    if (isTrial) {
-      this.#open(now);
-      return;
-    }
-    this.#failures += 1;
-    if (this.#state === "closed" && this.#failures >= this.failureThreshold) this.#open(now);
-  }
-
-  #open(now: number): void {
-    this.#state = "open";
-    this.#openUntil = now + this.resetAfterMs;
+    recordOutcome(this.#counts, outcome, isTrial, now, this.failureThreshold, this.resetAfterMs);
   }
 }
 

@@ -7,7 +7,7 @@ import type { IsolatedRpcContext, RpcContext, RpcSession } from "../plugin-api/c
 import type { ItemSecure } from "../config/secure-config.js";
 import type { CallLifetime } from "./call-lifetime.js";
 import { notStreaming, type StreamSink } from "./stream-sink.js";
-import type { CallSession } from "../state/call-session.js";
+import type { CallSession, SessionTransfer } from "../state/call-session.js";
 
 /** Everything the runtime needs to run one checked call. */
 export interface Invocation {
@@ -103,7 +103,7 @@ export function inlineContext(invocation: Invocation): RpcContext {
  * be reached).
  */
 export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit" | "session"> & {
-  sessionData: { id: string; createdAt: number; fields: Array<[string, string]> | null } | null;
+  sessionData: SessionTransfer | null;
 };
 
 /** The serialisable part, all an isolated method gets. */

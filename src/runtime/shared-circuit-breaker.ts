@@ -13,7 +13,7 @@
  */
 import { errorOf } from "../errors/http-error.js";
 import type { SharedBreakerStore, SharedBreakerView } from "../state/shared-state.js";
-import type { Breaker, BreakerRegistry, BreakerState, BreakerStatus, CallOutcome } from "./circuit-breaker.js";
+import { recordOutcome, type Breaker, type BreakerRegistry, type BreakerState, type BreakerStatus, type CallOutcome } from "./circuit-breaker.js";
 
 /** A trial claim outlives the trial call's timeout by this much, for the record's round trip. */
 const TRIAL_LEASE_MARGIN_MS = 2_000;
@@ -145,29 +145,14 @@ export class SharedCircuitBreaker implements Breaker {
     return true;
   }
 
-  /** ./circuit-breaker.ts's rules, on this process's view alone. */
+  /** ./circuit-breaker.ts's rule, on this process's view alone. */
   #recordHere(outcome: CallOutcome, isTrial: boolean): void {
     this.#changes += 1;
-    const now = Date.now();
-    if (outcome === "neutral") {
-      if (isTrial) {
-        this.#state = "open";
-        this.#until = now;
-      }
-      return;
-    }
-    if (outcome === "success") {
-      if (isTrial || this.#state === "closed") {
-        this.#state = "closed";
-        this.#failures = 0;
-      }
-      return;
-    }
-    if (!isTrial) this.#failures += 1;
-    if (isTrial || (this.#state === "closed" && this.#failures >= this.failureThreshold)) {
-      this.#state = "open";
-      this.#until = now + this.resetAfterMs;
-    }
+    const counts = { state: this.#state, failures: this.#failures, openUntil: this.#until };
+    recordOutcome(counts, outcome, isTrial, Date.now(), this.failureThreshold, this.resetAfterMs);
+    this.#state = counts.state;
+    this.#failures = counts.failures;
+    this.#until = counts.openUntil;
   }
 
   #refusal(retryAfterMs: number) {

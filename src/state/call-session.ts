@@ -16,6 +16,13 @@ export interface SessionIdentity {
   expiresAt: number;
 }
 
+/** What an isolated method's worker rebuilds `ctx.session` from: the fields as loaded, or null when the store could not be reached. */
+export interface SessionTransfer {
+  id: string;
+  createdAt: number;
+  fields: Array<[string, string]> | null;
+}
+
 export class CallSession {
   #view: SessionView | undefined = undefined;
   readonly #store: SessionStore;
@@ -69,8 +76,7 @@ export class CallSession {
     return this.#loaded !== null;
   }
 
-  /** What an isolated method's worker needs to rebuild `ctx.session`: the fields as loaded, or null when unavailable. */
-  transfer(): { id: string; createdAt: number; fields: Array<[string, string]> | null } {
+  transfer(): SessionTransfer {
     return { id: this.#identity.id, createdAt: this.#identity.createdAt, fields: this.#loaded ? [...this.#loaded] : null };
   }
 

@@ -1,12 +1,11 @@
 // docs/deployment.md "Shared state and Redis" in a real `node cluster-index.js` sharing a
 // real redis-server: a worker killed while it holds a deployment-wide slot gives it back
 // when its lease lapses, while the master replaces the worker.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { join } from "node:path";
 import { openViewer, type Viewer } from "../helpers/http.js";
 import { rpcCall } from "../helpers/cluster.js";
-import { startEntrypoint, type RunningProcess } from "../helpers/process.js";
-import { configFile } from "../helpers/app-root.js";
+import { useEntrypoints, type RunningProcess } from "../helpers/process.js";
 import { describeWithRedis, useRedis } from "../helpers/redis.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -17,15 +16,12 @@ describeWithRedis("cluster-index.js with Redis", () => {
   const redis = useRedis();
   let cluster: RunningProcess;
   let viewer: Viewer;
+  const start = useEntrypoints(ROOT, () => ({ server: { redis: { url: redis.url, leaseMs: LEASE_MS, commandTimeoutMs: 300 } } }), "cluster-index.js", { APP_WORKERS: "2" });
   const call = (method: string, args: unknown[] = [], timeoutMs = 8_000) => rpcCall(cluster.url, `plugin/gpu/${method}`, viewer, args, timeoutMs);
 
   beforeAll(async () => {
-    const config = configFile({ server: { redis: { url: redis.url, leaseMs: LEASE_MS, commandTimeoutMs: 300 } } });
-    cluster = await startEntrypoint(["--port", "0", "--root", ROOT, "--config", config], { APP_WORKERS: "2" }, "cluster-index.js");
+    cluster = await start();
     viewer = await openViewer(cluster.url);
-  });
-  afterAll(async () => {
-    await cluster?.stop("SIGKILL");
   });
 
   it("gives the slot of a worker killed while holding it to another worker once the lease lapses", async () => {

@@ -1,7 +1,9 @@
 /** Runs the real entrypoints (`node index.js`, `node cluster-index.js`) as child processes. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { expect } from "vitest";
+import { afterAll, expect } from "vitest";
+import { configFile } from "./app-root.js";
+import { TEST_SESSION_SECRET } from "./server.js";
 
 export const REPO = join(import.meta.dirname, "../..");
 
@@ -85,5 +87,23 @@ export async function startEntrypoint(
       run.child.kill(signal);
       return run.exited;
     },
+  };
+}
+
+/**
+ * Starts `node <entry>` processes on one app root with `config()` as their app.config.json
+ * (a function: a Redis a test starts has its URL only once started) and the tests' session
+ * secret, so that one viewer's session holds on every one; each is killed after the tests.
+ */
+export function useEntrypoints(root: string, config: () => unknown, entry = "index.js", env: Record<string, string> = {}): () => Promise<RunningProcess> {
+  const running: RunningProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(running.map((run) => run.stop("SIGKILL")));
+  });
+  return async () => {
+    const args = ["--port", "0", "--root", root, "--config", configFile(config())];
+    const run = await startEntrypoint(args, { APP_SESSION_SECRET: TEST_SESSION_SECRET, ...env }, entry);
+    running.push(run);
+    return run;
   };
 }

@@ -2,14 +2,12 @@
 // one real redis-server: maxConcurrency counted across processes (concurrencyScope
 // "deployment"), a killed holder's slot lapsing with its lease, a breaker opened on one
 // process refusing on the other, and Redis killed and restarted under load.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { join } from "node:path";
 import { openViewer, type Viewer } from "../helpers/http.js";
 import { rpcCall } from "../helpers/cluster.js";
-import { startEntrypoint, type RunningProcess } from "../helpers/process.js";
-import { configFile } from "../helpers/app-root.js";
+import { useEntrypoints, type RunningProcess } from "../helpers/process.js";
 import { describeWithRedis, useRedis } from "../helpers/redis.js";
-import { TEST_SESSION_SECRET } from "../helpers/server.js";
 import { waitFor } from "../helpers/wait.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/shared-app");
@@ -18,26 +16,16 @@ const RESET_MS = 800;
 
 describeWithRedis("two index.js processes sharing one Redis", () => {
   const redis = useRedis();
-  const running: RunningProcess[] = [];
   let a: RunningProcess;
   let b: RunningProcess;
   let viewer: Viewer;
-
-  const start = async () => {
-    const config = configFile({ server: { redis: { url: redis.url, leaseMs: LEASE_MS, commandTimeoutMs: 300 } } });
-    const run = await startEntrypoint(["--port", "0", "--root", ROOT, "--config", config], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
-    running.push(run);
-    return run;
-  };
+  const start = useEntrypoints(ROOT, () => ({ server: { redis: { url: redis.url, leaseMs: LEASE_MS, commandTimeoutMs: 300 } } }));
   const call = (on: RunningProcess, method: string, args: unknown[] = [], timeoutMs = 8_000) => rpcCall(on.url, `plugin/gpu/${method}`, viewer, args, timeoutMs);
 
   beforeAll(async () => {
     [a, b] = await Promise.all([start(), start()]);
     // One session secret: the viewer's session holds on both.
     viewer = await openViewer(a.url);
-  });
-  afterAll(async () => {
-    await Promise.all(running.map((run) => run.stop("SIGKILL")));
   });
 
   it("counts maxConcurrency across both: while A's call holds the slot, B's calls wait, time out or are refused by B's own queue", async () => {

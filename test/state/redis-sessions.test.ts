@@ -5,15 +5,13 @@
  * expires with the session, and a Redis killed under load fails only the calls that use
  * the data, until it is back.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { openViewer, send, type Viewer } from "../helpers/http.js";
 import { rpcCall } from "../helpers/cluster.js";
-import { startEntrypoint, type RunningProcess } from "../helpers/process.js";
-import { configFile } from "../helpers/app-root.js";
+import { useEntrypoints, type RunningProcess } from "../helpers/process.js";
 import { describeWithRedis, useRedis } from "../helpers/redis.js";
-import { TEST_SESSION_SECRET } from "../helpers/server.js";
 import { waitFor } from "../helpers/wait.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/session-app");
@@ -21,28 +19,18 @@ const TTL_SEC = 600;
 
 describeWithRedis("session data shared through Redis by two index.js processes", () => {
   const redis = useRedis();
-  const running: RunningProcess[] = [];
   let a: RunningProcess;
   let b: RunningProcess;
   let viewer: Viewer;
-
-  const start = async () => {
-    const config = configFile({
-      server: { redis: { url: redis.url, commandTimeoutMs: 300 }, session: { ttlSec: TTL_SEC, maxDataBytes: 4096 } },
-      plugins: { notes: {} },
-    });
-    const run = await startEntrypoint(["--port", "0", "--root", ROOT, "--config", config], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
-    running.push(run);
-    return run;
-  };
+  const start = useEntrypoints(ROOT, () => ({
+    server: { redis: { url: redis.url, commandTimeoutMs: 300 }, session: { ttlSec: TTL_SEC, maxDataBytes: 4096 } },
+    plugins: { notes: {} },
+  }));
   const call = (on: RunningProcess, method: string, ...args: unknown[]) => rpcCall(on.url, `plugin/notes/${method}`, viewer, args, 8_000);
 
   beforeAll(async () => {
     [a, b] = await Promise.all([start(), start()]);
     viewer = await openViewer(a.url);
-  });
-  afterAll(async () => {
-    await Promise.all(running.map((run) => run.stop("SIGKILL")));
   });
 
   it("what one process saved the other reads, a route's redirect included", async () => {
