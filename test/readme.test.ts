@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { ERROR_CODES } from "../dist/index.js";
+import { ERROR_CODES, STARTUP_ERROR_CODES } from "../dist/index.js";
 
 const readme = readFileSync(join(import.meta.dirname, "../README.md"), "utf8");
 const table = readme.slice(readme.indexOf("## Error codes"), readme.indexOf("## Benchmarks"));
@@ -20,6 +20,15 @@ describe("README error codes", () => {
 
   it("lists no code that is not declared", () => {
     for (const code of rows.keys()) expect(Object.keys(ERROR_CODES)).toContain(code);
+  });
+});
+
+describe("README start-up error codes", () => {
+  const section = readme.slice(readme.indexOf("#### Start-up errors"), readme.indexOf("## Server methods"));
+  const listed = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+
+  it("lists exactly the declared codes", () => {
+    expect(listed.sort()).toEqual(Object.keys(STARTUP_ERROR_CODES).sort());
   });
 });
 

@@ -142,8 +142,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       // The APP_SERVER helpers, and what only a boot may do.
       bootApi: (item) => ({
         ...globalThis.APP_SERVER,
-        registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn as RpcVerifier, `${item.kind} ${item.id}`),
-        registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn as ProxyVerifier, `${item.kind} ${item.id}`),
+        registerRpcAuthVerifier: (name, fn) => rpcVerifiers.register(name, fn, `${item.kind} ${item.id}`),
+        registerProxyAuthVerifier: (name, fn) => proxyVerifiers.register(name, fn, `${item.kind} ${item.id}`),
         registerServerRoute: (prefix, handler) => serverRoutes.register(item.kind, item.id, prefix, handler),
         config: config.itemConfig(item.kind, item.id),
         log: log.child({ [item.kind]: item.id }),
@@ -241,9 +241,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
           });
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code;
-          if (code === "EADDRINUSE") throw new StartupError(`port ${port} on ${host} is already in use`);
-          if (code === "EACCES") throw new StartupError(`no permission to listen on ${host}:${port}`);
-          if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new StartupError(`cannot listen on host ${host}`);
+          if (code === "EADDRINUSE") throw new StartupError("STARTUP_LISTEN_FAILED", `port ${port} on ${host} is already in use`);
+          if (code === "EACCES") throw new StartupError("STARTUP_LISTEN_FAILED", `no permission to listen on ${host}:${port}`);
+          if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new StartupError("STARTUP_LISTEN_FAILED", `cannot listen on host ${host}`);
           throw error;
         }
         const bound = server.address()!;
@@ -276,11 +276,11 @@ function sessionStoreFor(remote: SessionStore | undefined, config: ResolvedConfi
 export async function checkRoot(root: string): Promise<void> {
   try {
     const info = await stat(root);
-    if (!info.isDirectory()) throw new StartupError(`app root ${root} is not a directory`);
+    if (!info.isDirectory()) throw new StartupError("STARTUP_ROOT_UNREADABLE", `app root ${root} is not a directory`);
     await access(root, constants.R_OK | constants.X_OK);
   } catch (error) {
     if (error instanceof StartupError) throw error;
-    throw new StartupError(`cannot read app root ${root}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    throw new StartupError("STARTUP_ROOT_UNREADABLE", `cannot read app root ${root}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
 }
 
@@ -289,7 +289,7 @@ export async function readConfig(root: string, config: CreateServerOptions["conf
   const file = config ?? join(root, "app.config.json");
   const exists = await stat(file).then(() => true, () => false);
   if (!exists) {
-    if (config !== undefined) throw new StartupError(`config file ${file} does not exist`);
+    if (config !== undefined) throw new StartupError("STARTUP_CONFIG_UNREADABLE", `config file ${file} does not exist`);
     return parseConfig({}, env);
   }
   return loadConfigFile(file, env);
@@ -311,7 +311,7 @@ function naming(registry: Registry, check: () => void): void {
   } catch (error) {
     const failed = registry.failed();
     if (!(error instanceof StartupError) || failed.length === 0) throw error;
-    throw new StartupError(`${error.message} (failed to load: ${failed.map((item) => `${item.kind} ${item.id}`).join(", ")})`, { cause: error });
+    throw new StartupError("STARTUP_ITEM_FAILED", `${error.message} (failed to load: ${failed.map((item) => `${item.kind} ${item.id}`).join(", ")})`, { cause: error });
   }
 }
 

@@ -60,7 +60,7 @@ function parseSettings(source: JwtSettingsSource): JwtSettings {
     const issue = result.error.issues[0]!;
     const keys = issue.code === "unrecognized_keys" ? ` (unknown key ${issue.keys.join(", ")})` : "";
     const at = issue.path.length > 0 ? `${source.path}.${formatPath(issue.path)}` : source.path;
-    throw new StartupError(`invalid value at ${at}: ${issue.message}${keys}`);
+    throw new StartupError("STARTUP_CONFIG_INVALID", `invalid value at ${at}: ${issue.message}${keys}`);
   }
   return result.data;
 }
@@ -69,25 +69,25 @@ function resolveSecret(sources: Array<{ path: string; settings: JwtSettings }>, 
   for (let index = sources.length - 1; index >= 0; index -= 1) {
     const { path, settings } = sources[index]!;
     if (settings.secret !== undefined && settings.secretEnv !== undefined) {
-      throw new StartupError(`${path}: set either secret or secretEnv, not both`);
+      throw new StartupError("STARTUP_CONFIG_INVALID", `${path}: set either secret or secretEnv, not both`);
     }
     if (settings.secretEnv !== undefined) {
       const value = env[settings.secretEnv];
       if (value === undefined || value === "") {
-        throw new StartupError(`${path}.secretEnv names environment variable ${settings.secretEnv}, which is not set`);
+        throw new StartupError("STARTUP_ENV_MISSING", `${path}.secretEnv names environment variable ${settings.secretEnv}, which is not set`);
       }
       return checkLength(value, `${path}.secretEnv (${settings.secretEnv})`);
     }
     if (settings.secret !== undefined) return checkLength(settings.secret, `${path}.secret`);
   }
   const where = sources.map((source) => source.path).join(" or ");
-  throw new StartupError(`${sources[sources.length - 1]?.path ?? "server.auth.jwt"}: no JWT secret; set secret or secretEnv in ${where}`);
+  throw new StartupError("STARTUP_CONFIG_INVALID", `${sources[sources.length - 1]?.path ?? "server.auth.jwt"}: no JWT secret; set secret or secretEnv in ${where}`);
 }
 
 function checkLength(secret: string, key: string): string {
   // A short HS256 secret can be brute-forced offline from any one token.
   if (Buffer.byteLength(secret, "utf8") < MIN_SECRET_BYTES) {
-    throw new StartupError(`${key}: the JWT secret must be at least ${MIN_SECRET_BYTES} bytes long`);
+    throw new StartupError("STARTUP_WEAK_SECRET", `${key}: the JWT secret must be at least ${MIN_SECRET_BYTES} bytes long`);
   }
   return secret;
 }

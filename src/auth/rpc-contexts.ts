@@ -96,6 +96,7 @@ export function checkRpcVerifierNames(
     for (const name of verifierNames(context)) {
       if (!registry.has(name)) {
         throw new StartupError(
+          "STARTUP_UNKNOWN_VERIFIER",
           `server.secure.rpcVerifiers.${contextName}.verifiers.${name}: no verifier named "${name}" is registered (known: ${registry.names().join(", ") || "none"})`,
         );
       }

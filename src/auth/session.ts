@@ -90,7 +90,7 @@ export function sessionSecretFrom(env: NodeJS.ProcessEnv): { secret: string; gen
   const configured = env.APP_SESSION_SECRET;
   if (configured !== undefined && configured !== "") {
     if (Buffer.byteLength(configured, "utf8") < MIN_SECRET_BYTES) {
-      throw new StartupError(`APP_SESSION_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
+      throw new StartupError("STARTUP_WEAK_SECRET", `APP_SESSION_SECRET must be at least ${MIN_SECRET_BYTES} bytes long`);
     }
     return { secret: configured, generated: false };
   }

@@ -6,10 +6,20 @@
 import { StartupError } from "../errors/http-error.js";
 import { stopOnSignals } from "../app/shutdown.js";
 import { createServer, type AppServer } from "../app/create-server.js";
+import { COMMANDS } from "./commands.js";
 import { USAGE, readCliOptions } from "./options.js";
 import { packageVersion } from "./version.js";
 
 export async function main(argv = process.argv.slice(2), env = process.env): Promise<void> {
+  const command = argv[0] === undefined ? undefined : COMMANDS.get(argv[0]);
+  if (command) {
+    try {
+      process.exitCode = await (await command.run())(argv.slice(1), env);
+    } catch (error) {
+      fail(error);
+    }
+    return;
+  }
   let server: AppServer;
   try {
     const options = readCliOptions(argv, env);

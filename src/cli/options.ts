@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { StartupError } from "../errors/http-error.js";
+import { COMMANDS } from "./commands.js";
 
 export interface CliOptions {
   port: number;
@@ -23,7 +24,8 @@ export const USAGE = `usage: node index.js [--port N] [--host H] [--root DIR] [-
   --config FILE  config file (APP_CONFIG, default <root>/app.config.json when it exists)
   --dev          dev mode: dev routes, pretty logs, reload of edited server files (APP_DEV_MODE=1)
   --strict       exit when a plugin or module fails to load, instead of serving the rest (APP_STRICT=1)
-  --version      print the version and exit`;
+  --version      print the version and exit
+${[...COMMANDS].map(([name, { summary }]) => `\n       counterpart ${name.padEnd(6)} ${summary}`).join("")}`;
 
 export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions | "help" | "version" {
   let parsed;
@@ -44,7 +46,7 @@ export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptio
       allowPositionals: false,
     });
   } catch (error) {
-    throw new StartupError(`${(error as Error).message}\n${USAGE}`);
+    throw new StartupError("STARTUP_BAD_ARGUMENTS", `${(error as Error).message}\n${USAGE}`);
   }
   const values = parsed.values;
   if (values.help) return "help";
@@ -53,7 +55,7 @@ export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptio
   const portText = values.port ?? env.APP_PORT ?? "8080";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
-    throw new StartupError(`${values.port !== undefined ? "--port" : "APP_PORT"} must be a port number, got "${portText}"`);
+    throw new StartupError("STARTUP_BAD_ARGUMENTS", `${values.port !== undefined ? "--port" : "APP_PORT"} must be a port number, got "${portText}"`);
   }
   return {
     port,

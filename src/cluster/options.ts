@@ -15,7 +15,7 @@ export function readWorkerCount(env: NodeJS.ProcessEnv): number {
   if (text === undefined || text === "") return Math.max(1, availableParallelism());
   const count = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(count) || count < 1) {
-    throw new StartupError(`APP_WORKERS must be an integer >= 1, got "${text}"`);
+    throw new StartupError("STARTUP_BAD_ARGUMENTS", `APP_WORKERS must be an integer >= 1, got "${text}"`);
   }
   return count;
 }

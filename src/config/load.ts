@@ -14,7 +14,7 @@ export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv): Prom
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new StartupError(`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    throw new StartupError("STARTUP_CONFIG_UNREADABLE", `cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
   let raw: unknown;
   try {
@@ -22,7 +22,7 @@ export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv): Prom
     // way to reach Object.prototype through the registries built from it.
     raw = sjson.parse(text, null, { protoAction: "error", constructorAction: "error" });
   } catch (error) {
-    throw new StartupError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
+    throw new StartupError("STARTUP_CONFIG_UNREADABLE", `config file ${file} is not valid JSON: ${(error as Error).message}`);
   }
   return parseConfig(raw, env, file);
 }
@@ -35,7 +35,7 @@ export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv, source = "conf
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const keys = issue.code === "unrecognized_keys" ? ` (unknown key ${issue.keys.join(", ")})` : "";
-    throw new StartupError(`${source}: invalid value at ${formatPath(issue.path)}: ${issue.message}${keys}`);
+    throw new StartupError("STARTUP_CONFIG_INVALID", `${source}: invalid value at ${formatPath(issue.path)}: ${issue.message}${keys}`);
   }
   return resolveConfig(parsed.data as AppConfigFile, env, source, fromEnv);
 }

@@ -88,6 +88,7 @@ export function resolveConfig(
   const secure = server.secure ?? {};
   if (secure.rpcVerifiers && secure.rpcAuth) {
     throw new StartupError(
+      "STARTUP_CONFIG_INVALID",
       `${source}: server.secure.rpcVerifiers and its legacy alias server.secure.rpcAuth are both set; keep one`,
     );
   }

@@ -26,6 +26,7 @@ export function substituteEnv(
       // empty metrics token would silently mean "no token".
       if (resolved === undefined || resolved === "") {
         throw new StartupError(
+          "STARTUP_ENV_MISSING",
           `config key ${formatPath(path)} references environment variable ${name}, which is ${resolved === undefined ? "not set" : "empty"}`,
         );
       }

@@ -13,6 +13,7 @@ import { itemSecure, mergeSecureTiers, type SecureBlock } from "../config/secure
 import { createCoreFacade } from "../core/facade.js";
 import { StartupError } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
+import type { BootApi } from "../plugin-api/boot-api.js";
 import { readAuthorConfig } from "./author-config.js";
 import { importServerFile } from "./import-server-file.js";
 import { ItemLoadError, buildMethods, loadServerFiles } from "./load-target.js";
@@ -20,20 +21,6 @@ import { Registry, type ItemFailure, type Target } from "./registry.js";
 import type { ServerOnlyFiles } from "./server-only-files.js";
 import type { ServerRoutes } from "./server-routes.js";
 import { scanRoot, type FoundItem } from "./scan.js";
-
-/** What a boot hook's `register(api)` receives: the APP_SERVER helpers and these. */
-export interface BootApi {
-  registerRpcAuthVerifier(name: string, fn: (...args: never[]) => unknown): void;
-  registerProxyAuthVerifier(name: string, fn: (...args: never[]) => unknown): void;
-  /** A route below `prefix`, answered by `handler(ctx, url, prefix)` (README "Boot hooks"). */
-  registerServerRoute(prefix: string, handler: (...args: never[]) => unknown): void;
-  /** This plugin's or module's section of the config. */
-  config: unknown;
-  log: Logger;
-  dev: boolean;
-  kind: "plugin" | "module";
-  id: string;
-}
 
 export interface DiscoverOptions {
   root: string;
@@ -63,7 +50,7 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
       file: error instanceof ItemLoadError ? error.file : undefined,
       message: error instanceof Error ? error.message : String(error),
     };
-    if (strict) throw new StartupError(`${item.kind} ${item.id} failed to load: ${failure.message}`, { cause: error });
+    if (strict) throw new StartupError("STARTUP_ITEM_FAILED", `${item.kind} ${item.id} failed to load: ${failure.message}`, { cause: error });
     target.failure = failure;
     target.methods = new Map();
     options.serverRoutes.removeItem(item.kind, item.id);

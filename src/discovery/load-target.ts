@@ -47,6 +47,7 @@ export function buildMethods(
       const existing = methods.get(name);
       if (existing) {
         throw new StartupError(
+          "STARTUP_ITEM_FAILED",
           `${kind} ${id}: method "${name}" is exported by both ${existing.file} and ${file.path}`,
         );
       }

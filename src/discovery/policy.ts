@@ -90,13 +90,13 @@ export function readPolicyExport(value: unknown, file: string): Map<string, Meth
   const policies = new Map<string, MethodPolicy>();
   if (value === undefined) return policies;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new StartupError(`${file}: the policy export must be an object keyed by method name`);
+    throw new StartupError("STARTUP_ITEM_FAILED", `${file}: the policy export must be an object keyed by method name`);
   }
   for (const [name, entry] of Object.entries(value)) {
     const parsed = methodPolicySchema.safeParse(entry ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new StartupError(`${file}: policy.${[name, ...issue.path.map(String)].join(".")}: ${issue.message}`);
+      throw new StartupError("STARTUP_ITEM_FAILED", `${file}: policy.${[name, ...issue.path.map(String)].join(".")}: ${issue.message}`);
     }
     policies.set(name, (entry ?? {}) as MethodPolicy);
   }

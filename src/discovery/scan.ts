@@ -30,7 +30,7 @@ export async function scanRoot(root: string): Promise<FoundItem[]> {
       const files = (await walk(dir)).sort();
       const hooks = files.filter((file) => BOOT_HOOK.test(file.slice(dir.length + 1)));
       if (hooks.length > 1) {
-        throw new StartupError(`${kind} ${entry.name} has more than one boot hook: ${hooks.join(", ")}`);
+        throw new StartupError("STARTUP_ITEM_FAILED", `${kind} ${entry.name} has more than one boot hook: ${hooks.join(", ")}`);
       }
       items.push({
         kind,

@@ -4,14 +4,13 @@
  * a prefix is one or more plain path segments, may not overlap the server's own paths,
  * and belongs to one item only. At request time the longest matching prefix wins.
  */
+import type { ServerRouteHandler } from "../plugin-api/boot-api.js";
 import type { TargetKind } from "./registry.js";
 
 /** Paths the server answers itself; no route may claim them or anything below them. */
 export const RESERVED_PREFIXES = ["/__rpc", "/__app", "/proxy", "/health", "/metrics"] as const;
 
 const SEGMENT = /^[A-Za-z0-9._~-]+$/;
-
-export type ServerRouteHandler = (ctx: never, url: URL, prefix: string) => unknown;
 
 export interface ServerRoute {
   prefix: string;

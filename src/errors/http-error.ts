@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from "./codes.js";
+import type { StartupErrorCode } from "./startup-codes.js";
 
 /**
  * Marks every error that answers a client with its own status and code. A registered
@@ -76,10 +77,16 @@ export function errorOf(code: ErrorCode, details: Record<string, unknown> = {}, 
   }
 }
 
-/** Errors that stop the server from starting: printed as one line, exit non-zero. */
+/**
+ * Errors that stop the server from starting: printed as one line, exit non-zero. `code`
+ * says which kind (src/errors/startup-codes.ts).
+ */
 export class StartupError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly code: StartupErrorCode;
+
+  constructor(code: StartupErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "StartupError";
+    this.code = code;
   }
 }

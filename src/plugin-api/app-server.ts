@@ -144,6 +144,7 @@ export function joinAppServerGlobal(member: AppServerMember): { boot<T>(fn: () =
   const running = members[0];
   if (running && outboundKey(running.outbound) !== outboundKey(member.outbound)) {
     throw new StartupError(
+      "STARTUP_CONFIG_INVALID",
       "another server in this process uses different server.outbound settings; APP_SERVER.safeFetch is process-wide, so servers sharing a process must share them",
     );
   }

@@ -19,7 +19,12 @@ export interface RpcSession {
   [field: string]: unknown;
 }
 
-export interface IsolatedRpcContext {
+/**
+ * `Config` types `ctx.config` (this item's config section) and `Event` what a streaming
+ * method may `emit`; `counterpart types` reads `Event` to type the browser's `$stream`
+ * calls. Both default to `unknown`, which is what the server guarantees without them.
+ */
+export interface IsolatedRpcContext<Config = unknown, Event = unknown> {
   args: unknown[];
   session: RpcSession | null;
   /** Claims set by a verifier (for example the JWT payload), or null. */
@@ -33,7 +38,7 @@ export interface IsolatedRpcContext {
   method: string;
   requestId: string;
   /** This plugin's or module's section of the config. */
-  config: unknown;
+  config: Config;
   /** This item's secure config, two tiers merged, and the verifier contexts' view (README "Secure config"). */
   secure: ItemSecure;
   /** A frozen view of the server for plugin code: `core.server.devMode`, `core.client.domain`. */
@@ -47,10 +52,10 @@ export interface IsolatedRpcContext {
    * once the call has ended (timeout, client gone, method returned). Buffered methods'
    * `emit` rejects.
    */
-  emit(value: unknown): Promise<void>;
+  emit(value: Event): Promise<void>;
 }
 
-export interface RpcContext extends Omit<IsolatedRpcContext, "args"> {
+export interface RpcContext<Config = unknown, Event = unknown> extends Omit<IsolatedRpcContext<Config, Event>, "args"> {
   log: Logger;
   /** Inline methods only. */
   req: IncomingMessage;

@@ -93,7 +93,7 @@ async function dispatch(route: ServerRoute, request: FastifyRequest, reply: Fast
     itemId: route.id,
   };
   try {
-    await route.handler(ctx as never, new URL(req.url ?? "/", origin), route.prefix);
+    await route.handler(ctx, new URL(req.url ?? "/", origin), route.prefix);
   } catch (error) {
     thrown = { error };
     answerThrow(res, request.id, options, error, endPending);

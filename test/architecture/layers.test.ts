@@ -22,6 +22,7 @@ export const LAYERS: string[][] = [
   ["runtime"],
   ["rpc", "proxy", "static", "metrics", "server-routes"],
   ["app"],
+  ["authoring", "testing"],
   ["cli"],
   ["cluster"],
 ];

@@ -36,6 +36,16 @@ describe("node index.js with a bad config", () => {
 describe("createServer with a bad config", () => {
   const refused = (config: unknown) => startServer({ root: tempApp(), config: config as never });
 
+  it("tells the kinds of failure apart by a stable code", async () => {
+    await expect(refused({ server: { rpc: { timeoutMs: "fast" } } })).rejects.toMatchObject({ name: "StartupError", code: "STARTUP_CONFIG_INVALID" });
+    await expect(refused({ plugins: { x: { key: "<% COUNTERPART_TEST_UNSET_KEY %>" } } })).rejects.toMatchObject({ code: "STARTUP_ENV_MISSING" });
+    await expect(refused("/nonexistent/app.config.json")).rejects.toMatchObject({ code: "STARTUP_CONFIG_UNREADABLE" });
+    await expect(startServer({ root: "/nonexistent-app-root" })).rejects.toMatchObject({ code: "STARTUP_ROOT_UNREADABLE" });
+    await expect(refused({ server: { secure: { rpcVerifiers: { default: { verifiers: { nobody: {} } } } } } })).rejects.toMatchObject({
+      code: "STARTUP_UNKNOWN_VERIFIER",
+    });
+  });
+
   it("names the key path down to an array index", async () => {
     await expect(refused({ server: { allowedOrigins: ["https://viewer.example", 7] } })).rejects.toThrow(
       /^config: invalid value at server\.allowedOrigins\.1: /,

@@ -1,5 +1,5 @@
 // A TypeScript server file: loaded with no build step. Every named export is an RPC method.
-import type { MethodPolicy, RpcContext } from "counterpart";
+import type { MethodPolicy, RpcContext } from "@counterpart-viewer/server";
 
 export const policy: Record<string, MethodPolicy> = {
   // Public: no session, no CSRF, no verifiers.

@@ -1,0 +1,9 @@
+/**
+ * The author's commands (README "The author's toolkit"): `counterpart <command> [...]`.
+ * Anything else on the command line starts the server. A Map, so that a word typed on
+ * the command line never reaches an inherited property.
+ */
+export type Command = (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>;
+
+export const COMMANDS = new Map<string, { summary: string; run: () => Promise<Command> }>([
+]);
