@@ -4,6 +4,7 @@
  * `server.shutdownTimeoutMs`) and exit 0.
  */
 import { StartupError } from "../errors/http-error.js";
+import { ToolkitError } from "../authoring/toolkit-error.js";
 import { stopOnSignals } from "../app/shutdown.js";
 import { createServer, type AppServer } from "../app/create-server.js";
 import { COMMANDS } from "./commands.js";
@@ -41,7 +42,7 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
 }
 
 function fail(error: unknown): void {
-  const message = error instanceof StartupError ? error.message : (error as Error)?.stack ?? String(error);
+  const message = error instanceof StartupError || error instanceof ToolkitError ? error.message : (error as Error)?.stack ?? String(error);
   process.stderr.write(`counterpart: ${message}\n`);
   process.exitCode = 1;
 }

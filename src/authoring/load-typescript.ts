@@ -1,0 +1,24 @@
+/**
+ * The TypeScript compiler for `types` and `check`: the app's own copy first (the one its
+ * editor and build use, so the answers agree), else one installed beside this package.
+ * TypeScript is an optional peer dependency: serving an app never needs it.
+ */
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { ToolkitError } from "./toolkit-error.js";
+
+export type TypeScript = typeof import("typescript");
+
+export async function loadTypeScript(root: string): Promise<TypeScript> {
+  for (const base of [join(root, "package.json"), import.meta.url]) {
+    let resolved: string;
+    try {
+      resolved = createRequire(base).resolve("typescript");
+    } catch {
+      continue;
+    }
+    const loaded = (await import(resolved)) as { default?: TypeScript } & TypeScript;
+    return loaded.default ?? loaded;
+  }
+  throw new ToolkitError(`TypeScript is not installed for ${root}: run "npm install --save-dev typescript" there`);
+}
