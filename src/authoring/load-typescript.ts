@@ -5,6 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { ToolkitError } from "./toolkit-error.js";
 
 export type TypeScript = typeof import("typescript");
@@ -17,7 +18,7 @@ export async function loadTypeScript(root: string): Promise<TypeScript> {
     } catch {
       continue;
     }
-    const loaded = (await import(resolved)) as { default?: TypeScript } & TypeScript;
+    const loaded = (await import(pathToFileURL(resolved).href)) as { default?: TypeScript } & TypeScript;
     return loaded.default ?? loaded;
   }
   throw new ToolkitError(`TypeScript is not installed for ${root}: run "npm install --save-dev typescript" there`);
