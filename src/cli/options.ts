@@ -25,7 +25,9 @@ export const USAGE = `usage: node index.js [--port N] [--host H] [--root DIR] [-
   --dev          dev mode: dev routes, pretty logs, reload of edited server files (APP_DEV_MODE=1)
   --strict       exit when a plugin or module fails to load, instead of serving the rest (APP_STRICT=1)
   --version      print the version and exit
-${[...COMMANDS].map(([name, { summary }]) => `\n       counterpart ${name.padEnd(6)} ${summary}`).join("")}`;
+
+The author's commands (each takes --help):
+${[...COMMANDS].map(([name, { summary }]) => `  counterpart ${name.padEnd(6)} ${summary}`).join("\n")}`;
 
 export function readCliOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions | "help" | "version" {
   let parsed;

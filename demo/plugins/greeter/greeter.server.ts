@@ -14,8 +14,8 @@ export function ping(): { pong: true; at: string } {
   return { pong: true, at: new Date().toISOString() };
 }
 
-export function greet(ctx: RpcContext, input?: { name?: unknown }): string {
-  const greeting = (ctx.config as { greeting?: string }).greeting ?? "Hello";
+export function greet(ctx: RpcContext<{ greeting?: string }>, input?: { name?: unknown }): string {
+  const greeting = ctx.config.greeting ?? "Hello";
   const name = typeof input?.name === "string" && input.name.trim() !== "" ? input.name.trim() : "viewer";
   return `${greeting}, ${name}!`;
 }
@@ -23,7 +23,7 @@ export function greet(ctx: RpcContext, input?: { name?: unknown }): string {
 const STORY = "Once upon a time a viewer asked its server for a story, and the server told it word by word.";
 
 /** Emits the story a word at a time, as a chat model would its tokens, then returns it whole. */
-export async function tell(ctx: RpcContext, input?: { delayMs?: unknown }): Promise<{ words: number; text: string }> {
+export async function tell(ctx: RpcContext<unknown, { index: number; word: string }>, input?: { delayMs?: unknown }): Promise<{ words: number; text: string }> {
   const delayMs = typeof input?.delayMs === "number" ? Math.min(Math.max(input.delayMs, 0), 1_000) : 120;
   const words = STORY.split(" ");
   for (const [index, word] of words.entries()) {

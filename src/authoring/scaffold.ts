@@ -1,0 +1,90 @@
+/**
+ * `counterpart init [dir]` (README "The author's toolkit"): copies the app template
+ * (`templates/app/` in this package) into a new folder, with the app's name and this
+ * package's version filled in. It never overwrites: a folder that already holds anything
+ * but a `.git` is refused.
+ */
+import { cp, mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ToolkitError } from "./toolkit-error.js";
+
+// dist/authoring/ → the package root, as src/authoring/ is in the source tree.
+const TEMPLATE = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "templates", "app");
+/** npm drops files named .gitignore from a package, so the template carries it without the dot. */
+const RENAMED = new Map([["gitignore", ".gitignore"]]);
+const TEXT = /\.(?:json|ts|js|mjs|html|css|md)$|^\.gitignore$/;
+
+export interface ScaffoldOptions {
+  /** The app's package name; default: made from the folder's name. */
+  name?: string;
+  /** The server version the app depends on (`^version`). */
+  serverVersion: string;
+}
+
+export interface Scaffolded {
+  dir: string;
+  name: string;
+  /** Relative to `dir`, sorted. */
+  files: string[];
+}
+
+export async function scaffoldApp(target: string, options: ScaffoldOptions): Promise<Scaffolded> {
+  const dir = resolve(target);
+  const name = options.name ?? packageNameFrom(basename(dir));
+  if (!VALID_NAME.test(name)) throw new ToolkitError(`"${name}" is not a valid npm package name: use lowercase letters, digits, "-", "." and "_" (or pass --name)`);
+  await refuseNonEmpty(dir);
+  await mkdir(dir, { recursive: true });
+  await cp(TEMPLATE, dir, { recursive: true, errorOnExist: true, force: false });
+  const files: string[] = [];
+  for (const file of await listFiles(dir)) {
+    let path = file;
+    const renamed = RENAMED.get(basename(file));
+    if (renamed) {
+      path = join(dirname(file), renamed);
+      await rename(file, path);
+    }
+    if (TEXT.test(basename(path))) {
+      const text = await readFile(path, "utf8");
+      const filled = text.replaceAll("__APP_NAME__", name).replaceAll("__SERVER_VERSION__", options.serverVersion);
+      if (filled !== text) await writeFile(path, filled);
+    }
+    files.push(relative(dir, path));
+  }
+  return { dir, name, files: files.sort() };
+}
+
+const VALID_NAME = /^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+
+/** "My Viewer App" → "my-viewer-app". */
+export function packageNameFrom(folder: string): string {
+  return folder
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[._-]+|-+$/g, "")
+    .slice(0, 214);
+}
+
+async function refuseNonEmpty(dir: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") throw new ToolkitError(`${dir} is a file, not a folder`);
+    throw error;
+  }
+  const taken = entries.filter((entry) => entry !== ".git");
+  if (taken.length > 0) throw new ToolkitError(`${dir} is not empty (${taken.slice(0, 3).join(", ")}${taken.length > 3 ? ", …" : ""}); init writes into a new or empty folder only`);
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== ".git") out.push(...(await listFiles(path)));
+    } else out.push(path);
+  }
+  return out;
+}

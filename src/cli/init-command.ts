@@ -1,0 +1,44 @@
+/**
+ * `counterpart init [dir] [--name NAME]`: a new app root with a TypeScript plugin, a page
+ * that calls it and a test of its methods (README "The author's toolkit").
+ */
+import { relative } from "node:path";
+import { parseArgs } from "node:util";
+import { scaffoldApp } from "../authoring/scaffold.js";
+import { ToolkitError } from "../authoring/toolkit-error.js";
+import type { Command } from "./commands.js";
+import { packageVersion } from "./version.js";
+
+const USAGE = "usage: counterpart init [dir] [--name NAME]   (dir defaults to the current folder)";
+
+export const initCommand: Command = async (argv) => {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { name: { type: "string" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new ToolkitError(`${(error as Error).message}\n${USAGE}`);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(USAGE + "\n");
+    return 0;
+  }
+  if (parsed.positionals.length > 1) throw new ToolkitError(`init takes one folder, got ${parsed.positionals.length}\n${USAGE}`);
+  const target = parsed.positionals[0] ?? ".";
+  const app = await scaffoldApp(target, { name: parsed.values.name, serverVersion: packageVersion() });
+  const near = relative(process.cwd(), app.dir);
+  const cd = near.startsWith("..") ? app.dir : near;
+  process.stdout.write(
+    [
+      `Created ${app.name} in ${app.dir}:`,
+      ...app.files.map((file) => `  ${file}`),
+      "",
+      "Next:",
+      ...(cd === "" ? [] : [`  cd ${/[^\w./-]/.test(cd) ? JSON.stringify(cd) : cd}`]),
+      "  npm install",
+      "  npm start        # serves it on http://127.0.0.1:8080",
+      "  npm test         # runs test/, the plugin's own tests",
+      "",
+    ].join("\n"),
+  );
+  return 0;
+};
