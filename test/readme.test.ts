@@ -24,7 +24,8 @@ describe("README error codes", () => {
 });
 
 describe("README start-up error codes", () => {
-  const section = readme.slice(readme.indexOf("#### Start-up errors"), readme.indexOf("## Server methods"));
+  const start = readme.indexOf("#### Start-up errors");
+  const section = readme.slice(start, readme.indexOf("\n## ", start));
   const listed = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
 
   it("lists exactly the declared codes", () => {

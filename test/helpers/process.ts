@@ -1,6 +1,6 @@
 /** Runs the real entrypoints (`node index.js`, `node cluster-index.js`) as child processes. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, expect } from "vitest";
 import { configFile } from "./app-root.js";
 import { TEST_SESSION_SECRET } from "./server.js";
@@ -18,7 +18,7 @@ export interface RunningProcess {
 }
 
 export function spawnEntrypoint(args: string[], env: Record<string, string> = {}, entry = "index.js") {
-  const child = spawn(process.execPath, [join(REPO, entry), ...args], {
+  const child = spawn(process.execPath, [resolve(REPO, entry), ...args], {
     cwd: REPO,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

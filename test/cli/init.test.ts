@@ -1,0 +1,40 @@
+// README "Starting an app: counterpart init": a new or empty folder only, never an
+// overwrite, and a package name npm accepts.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runToExit } from "../helpers/process.js";
+
+describe("counterpart init", () => {
+  it("names the package after the folder, made valid for npm, and fills in the server's version", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "counterpart-init-")), "My Viewer App");
+    const result = await runToExit(["init", dir]);
+    expect(result.code).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    const ours = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"));
+    expect(manifest.name).toBe("my-viewer-app");
+    expect(manifest.dependencies).toEqual({ [ours.name]: `^${ours.version}` });
+    expect(readdirSync(dir)).toContain(".gitignore");
+    expect(readFileSync(join(dir, "public", "index.html"), "utf8")).toContain("<title>my-viewer-app</title>");
+  });
+
+  it("refuses a folder that holds files, and leaves them as they were", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "counterpart-init-"));
+    writeFileSync(join(dir, "package.json"), "{}");
+    const result = await runToExit(["init", dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^counterpart: .* is not empty \(package\.json\)/);
+    expect(readdirSync(dir)).toEqual(["package.json"]);
+    expect(readFileSync(join(dir, "package.json"), "utf8")).toBe("{}");
+  });
+
+  it("accepts an empty folder or one with only .git, and refuses a name npm would not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "counterpart-init-"));
+    mkdirSync(join(dir, ".git"));
+    expect((await runToExit(["init", dir, "--name", "ok-name"])).code).toBe(0);
+    const bad = await runToExit(["init", join(dir, "other"), "--name", "Not Valid"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/"Not Valid" is not a valid npm package name/);
+  });
+});
