@@ -21,6 +21,7 @@ function examples(markdown: string): Array<{ path: string; code: string }> {
 describe("README TypeScript examples", () => {
   const found = examples(readFileSync(join(REPO, "README.md"), "utf8"));
   // Inside the repository, so that the package's own name and @types/node resolve.
+  mkdirSync(join(REPO, "test-results"), { recursive: true });
   const dir = mkdtempSync(join(REPO, "test-results", "readme-examples-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
