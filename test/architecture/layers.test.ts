@@ -41,7 +41,7 @@ function folderOf(file: string): string {
   return rel.includes("/") ? rel.split("/")[0]! : "(root)";
 }
 
-const IMPORT = /(?:from\s+|import\(\s*)"(\.{1,2}\/[^"]+)"/g;
+const IMPORT = /(?:\bfrom\s+|\bimport\s*\(?\s*)"(\.{1,2}\/[^"]+)"/g;
 
 function importsOf(file: string): Array<{ folder: string; spec: string }> {
   const text = readFileSync(file, "utf8");
