@@ -1,0 +1,182 @@
+/**
+ * A made-up `ctx` for calling one method function directly, without a server: every
+ * field of `RpcContext` with a default a test can override, and what the method did to it
+ * kept for the test to read (its events, log lines and session data). It follows the
+ * server's rules where a method could notice them: events and session data go through
+ * JSON, `id` and `createdAt` are read-only, `emit` rejects once the signal fired or the
+ * method returned.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { IncomingMessage, ServerResponse } from "node:http";
+import { Socket } from "node:net";
+import { itemSecure, frozenCopy, type SecureBlock } from "../config/secure-config.js";
+import { createCoreFacade } from "../core/facade.js";
+import { createLogger, type Logger } from "../log/logger.js";
+import type { RpcContext, RpcSession } from "../plugin-api/context.js";
+import { refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
+import { fieldsOf, sessionView } from "../state/session-data.js";
+import { ensureAppServerGlobal } from "./app-server-global.js";
+import { LogCapture, type LogLine } from "./log-capture.js";
+import type { ArgsOf, ConfigOf, EventOf, InputOf, ResultOf, ServerMethod } from "./method-types.js";
+
+export interface ContextOverrides<Config = unknown> {
+  /** `ctx.config` (default `{}`, as for an item the config does not name). */
+  config?: Config;
+  /**
+   * The session's data when the call starts, copied as JSON as the server loads it; the
+   * `session` of an earlier run continues that session (its `id` too). `null`: no
+   * session, as a public method called without one. Default: a new, empty session.
+   */
+  session?: Record<string, unknown> | null;
+  /** `ctx.user`, what a verifier set (default null). */
+  user?: unknown;
+  /** `ctx.signal` (default: one that never fires); abort your own controller's to test cancelling. */
+  signal?: AbortSignal;
+  /** This item's secure config block, read as `ctx.secure.plugins.<id>` (default `{}`). */
+  secure?: Record<string, unknown>;
+  /** `ctx.secure.rpcVerifiers` (default `{}`). */
+  rpcVerifiers?: Record<string, unknown>;
+  kind?: "plugin" | "module";
+  /** Default `"test"`. */
+  id?: string;
+  /** Default: the function's name. */
+  method?: string;
+  viewerId?: string;
+  contextId?: string;
+  requestId?: string;
+  /** `ctx.core.server.devMode` and `APP_SERVER.isDevMode(ctx)` (default false). */
+  dev?: boolean;
+  /** `ctx.core.client.domain` (default `""`). */
+  publicOrigin?: string;
+  /** `ctx.req` (default: an empty POST to the method's RPC path). */
+  req?: IncomingMessage;
+  /** `ctx.res` (default: a response to `req` that goes nowhere). */
+  res?: ServerResponse;
+}
+
+export interface TestContext<Config = unknown, Event = unknown> {
+  /** Pass it to the method: `await search(test.ctx, input)`. */
+  readonly ctx: RpcContext<Config, Event>;
+  /** Each emitted event as the viewer receives it (its JSON), in order. */
+  readonly events: Event[];
+  /** The lines the method logged through `ctx.log`. */
+  readonly logs: LogLine[];
+  /** The session object the method saw, as it left it; null without a session. */
+  readonly session: RpcSession | null;
+  /**
+   * The session's data as the server would save it: each field through JSON. Throws the
+   * TypeError the server fails the call with when a field cannot be saved (a BigInt, a cycle).
+   */
+  sessionData(): Record<string, unknown> | null;
+  /** The call has ended: from now on `emit` rejects, as after a method returns. */
+  end(): void;
+}
+
+/** What `callMethod` gives back: the result and what the method left in its `ctx`. */
+export interface MethodRun<F extends ServerMethod> {
+  result: ResultOf<F>;
+  events: Array<EventOf<F>>;
+  logs: LogLine[];
+  session: RpcSession | null;
+  sessionData(): Record<string, unknown> | null;
+  ctx: RpcContext<ConfigOf<F>, EventOf<F>>;
+}
+
+export function makeContext<Config = unknown, Event = unknown>(overrides: ContextOverrides<Config> = {}): TestContext<Config, Event> {
+  ensureAppServerGlobal();
+  const kind = overrides.kind ?? "plugin";
+  const id = overrides.id ?? "test";
+  const method = overrides.method ?? "method";
+  const requestId = overrides.requestId ?? randomUUID();
+  const secure = itemSecure(kind, id, frozenCopy(overrides.secure ?? {}) as SecureBlock, frozenCopy(overrides.rpcVerifiers ?? {}) as SecureBlock);
+  const session = overrides.session === null ? null : madeUpSession(overrides.session ?? {});
+  const signal = overrides.signal ?? new AbortController().signal;
+  const events: Event[] = [];
+  const capture = new LogCapture();
+  let ended = false;
+  let log: Logger | undefined;
+  let req = overrides.req;
+  let res = overrides.res;
+
+  const ctx: RpcContext<Config, Event> = {
+    session,
+    user: overrides.user ?? null,
+    viewerId: overrides.viewerId,
+    contextId: overrides.contextId,
+    kind,
+    id,
+    itemId: id,
+    method,
+    requestId,
+    config: (overrides.config ?? {}) as Config,
+    secure,
+    core: createCoreFacade({ dev: overrides.dev ?? false, secure, domain: overrides.publicOrigin ?? null }),
+    signal,
+    emit(value: Event): Promise<void> {
+      if (ended) return refusedEmit(new StreamEndedError());
+      if (signal.aborted) return refusedEmit(signal.reason);
+      let json: string;
+      try {
+        json = serializeEvent(value);
+      } catch (error) {
+        return refusedEmit(error);
+      }
+      events.push(JSON.parse(json) as Event);
+      return Promise.resolve();
+    },
+    get log(): Logger {
+      log ??= createLogger({ dev: false, destination: capture, level: "trace" }).logger.child({ reqId: requestId, kind, id, method });
+      return log;
+    },
+    // Made on first use, as few methods touch them.
+    get req(): IncomingMessage {
+      req ??= Object.assign(new IncomingMessage(new Socket()), { method: "POST", url: `/__rpc/${kind}/${id}/${method}` });
+      return req;
+    },
+    get res(): ServerResponse {
+      res ??= new ServerResponse(ctx.req);
+      return res;
+    },
+  };
+
+  return {
+    ctx,
+    events,
+    get logs() {
+      return capture.lines();
+    },
+    session,
+    sessionData: () => (session ? Object.fromEntries([...fieldsOf(session)].map(([name, json]) => [name, JSON.parse(json) as unknown])) : null),
+    end() {
+      ended = true;
+    },
+  };
+}
+
+/** `input` may be left out only when the method's own signature lets it. */
+export type CallMethodArgs<F extends ServerMethod> = [] extends ArgsOf<F>
+  ? [input?: InputOf<F>, overrides?: ContextOverrides<ConfigOf<F>>]
+  : [input: InputOf<F>, overrides?: ContextOverrides<ConfigOf<F>>];
+
+/**
+ * Calls `fn(ctx, input)` with a made-up `ctx` and waits for it. Rejects with what the
+ * method threw (an `RpcError` keeps its `status`, `code` and `details`). Types come from
+ * `fn`: `input` is its argument, `overrides.config` its `ctx.config`, the events its
+ * `Event`. A method with more than one argument: `makeContext`, then call it yourself.
+ */
+export async function callMethod<F extends ServerMethod>(fn: F, ...[input, overrides = {}]: CallMethodArgs<F>): Promise<MethodRun<F>> {
+  const test = makeContext<ConfigOf<F>, EventOf<F>>({ method: fn.name || undefined, ...overrides });
+  try {
+    const result = (await (input === undefined ? fn(test.ctx) : fn(test.ctx, input))) as ResultOf<F>;
+    return { result, events: test.events, logs: test.logs, session: test.session, sessionData: test.sessionData, ctx: test.ctx };
+  } finally {
+    test.end();
+  }
+}
+
+function madeUpSession(start: Record<string, unknown>): RpcSession {
+  const continued = typeof start.id === "string" && typeof start.createdAt === "number";
+  const id = continued ? (start.id as string) : randomBytes(18).toString("base64url");
+  const createdAt = continued ? (start.createdAt as number) : Date.now();
+  return sessionView(id, createdAt, fieldsOf(start));
+}
