@@ -53,6 +53,12 @@ describe("a new app from counterpart init, on the packed package", { timeout: 18
     expect(manifest.scripts.start).toBe("counterpart --root .");
   });
 
+  it("passes its own tests (npm test)", async () => {
+    const { stdout } = await npm(["test"], app);
+    expect(stdout).toMatch(/^# pass [1-9]\d*$/m);
+    expect(stdout).toMatch(/^# fail 0$/m);
+  });
+
   it("serves the page and the plugin's public and session methods", async () => {
     let server: RunningProcess | undefined;
     try {
