@@ -6,4 +6,5 @@
 export type Command = (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>;
 
 export const COMMANDS = new Map<string, { summary: string; run: () => Promise<Command> }>([
+  ["types", { summary: "write the .d.ts that types the viewer's calls to the server's methods", run: async () => (await import("./types-command.js")).typesCommand }],
 ]);
