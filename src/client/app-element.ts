@@ -12,14 +12,19 @@
  *
  * or subclass it (`class Weather extends AppElement { constructor() { super({ kind:
  * "plugin", id: "weather" }); } }`) for code that is not itself a DOM element.
+ *
+ * With the file `counterpart types` writes, `new AppElement({ kind: "plugin", id: "weather" })`
+ * infers its kind and id, so `server()` is typed with that plugin's methods and an unknown
+ * id does not compile; a subclass names them (`extends AppElement<"plugin", "weather">`).
  */
 import type { RpcTransport } from "./app-context.js";
 import { chosenTransport, rpcPath, type RpcKind } from "./rpc.js";
-import { rpcTarget, type RpcTarget } from "./rpc-proxy.js";
+import { rpcTarget } from "./rpc-proxy.js";
+import type { ServerItemId, ServerTarget } from "./server-methods.js";
 
-export interface AppElementTarget {
-  kind: RpcKind;
-  id: string;
+export interface AppElementTarget<K extends RpcKind = RpcKind, I extends string = string> {
+  kind: K;
+  id: I;
 }
 
 export interface ServerOptions {
@@ -32,11 +37,11 @@ export interface ServerOptions {
   httpClient?: RpcTransport;
 }
 
-export class AppElement {
-  readonly kind: RpcKind;
-  readonly id: string;
+export class AppElement<K extends RpcKind = RpcKind, I extends ServerItemId<K> = ServerItemId<K>> {
+  readonly kind: K;
+  readonly id: I;
 
-  constructor(target: AppElementTarget) {
+  constructor(target: AppElementTarget<K, I>) {
     if (target === null || typeof target !== "object") {
       throw new TypeError('AppElement: pass { kind: "plugin" | "module", id } to the constructor (and to super() in a subclass)');
     }
@@ -53,9 +58,10 @@ export class AppElement {
    * streaming one. Auth headers are entirely the chosen client's; `options` only pick the
    * client and the defaults of `contextId` and `viewerId`.
    */
-  server(options: ServerOptions = {}): RpcTarget {
+  server(options: ServerOptions = {}): ServerTarget<K, I> {
     const { kind, id } = this;
     const defaults = { contextId: options.contextId, viewerId: options.viewerId, client: chosenTransport(options) };
-    return rpcTarget((method) => rpcPath(kind, id, method), () => defaults);
+    // The Proxy answers any name; which names exist is the generated file's to say.
+    return rpcTarget((method) => rpcPath(kind, id, method), () => defaults) as ServerTarget<K, I>;
   }
 }

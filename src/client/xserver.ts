@@ -8,6 +8,7 @@ import { checkTransport, getAppHttpClient, setAppHttpClient, type RpcTransport }
 import { rpcCall, rpcPath, rpcRequest, type RpcCallOptions, type RpcDefaults, type RpcKind } from "./rpc.js";
 import { rpcTarget, targetProxy, type RpcTarget } from "./rpc-proxy.js";
 import { failedStream, rpcStream, type RpcStreamHandle } from "./rpc-stream.js";
+import type { ServerTargets } from "./server-methods.js";
 
 export interface LogsPayload {
   /** Entries with an id above this one; pass the previous answer's `nextAfterId` to page on. */
@@ -49,8 +50,9 @@ export interface LogsAnswer {
 type ServerCall<P, R> = (payload?: P, callOptions?: RpcCallOptions) => Promise<R>;
 
 export interface XServer {
-  readonly module: Record<string, RpcTarget>;
-  readonly plugin: Record<string, RpcTarget>;
+  /** Typed by the file `counterpart types` writes; without it, any id and method name. */
+  readonly module: ServerTargets<"module">;
+  readonly plugin: ServerTargets<"plugin">;
   readonly server: {
     readonly core: {
       readonly getStatus: ServerCall<unknown, unknown>;
@@ -66,7 +68,7 @@ export interface XServer {
   viewerId: string | undefined;
   /** Default `contextId` of every call; a call's own `contextId` wins. */
   contextId: string | undefined;
-  /** Calls any method by name, including names the proxies hide (such as `then`). */
+  /** Calls any method by name, including names the proxies hide (such as `then`); never typed. */
   call(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions): Promise<unknown>;
   /** Calls any streaming method by name, including names the proxies hide (such as `$stream`). */
   stream<E = unknown, R = unknown>(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions): RpcStreamHandle<E, R>;

@@ -2,7 +2,8 @@
  * The author's first hour, as README "Your own app" and "The author's toolkit" tell it:
  * the package packed as npm would publish it, `counterpart init`, `npm install` of that
  * tarball in the new app (outside this repository, so nothing resolves to the source
- * tree), then the app's own scripts: its tests, `check`, and the server it starts.
+ * tree), then the app's own scripts: its tests, `check` (which writes the typed-calls
+ * file and compiles the page against it), and the server it starts.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -78,8 +79,29 @@ describe("a new app from counterpart init, on the packed package", { timeout: 18
     }
   });
 
-  it("check passes on the scaffold and names the file and line of a type error", async () => {
-    expect(await counterpart(["check"], app)).toMatchObject({ code: 0, stdout: expect.stringContaining("checked 1 server file (tsconfig.json): no errors") });
+  it("npm run check passes on the scaffold: types written, server files and the page type-check", async () => {
+    const { stdout } = await npm(["run", "check"], app);
+    expect(stdout).toMatch(/counterpart types: wrote counterpart-env\.d\.ts: 1 plugin, 0 modules, 2 methods/);
+    expect(stdout).toContain("checked 1 server file (tsconfig.json): no errors");
+  });
+
+  it("a wrong argument in the page's call is a compile error, naming the page's file and line", async () => {
+    const page = join(app, "public", "app.js");
+    const original = readFileSync(page, "utf8");
+    try {
+      expect(original).toContain("greet({ name: nameInput.value })");
+      writeFileSync(page, original.replace("greet({ name: nameInput.value })", "greet({ nam: nameInput.value })"));
+      const failed = await npm(["run", "check"], app).then(
+        () => undefined,
+        (error: { stdout: string }) => error,
+      );
+      expect(failed?.stdout).toMatch(/public\/app\.js\(\d+,\d+\): error TS\d+: .*'nam'/);
+    } finally {
+      writeFileSync(page, original);
+    }
+  });
+
+  it("check names the file and line of a type error in a server file", async () => {
     const file = join(app, "plugins", "hello", "hello.server.ts");
     const original = readFileSync(file, "utf8");
     try {
