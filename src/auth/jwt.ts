@@ -6,7 +6,7 @@
  */
 import type { JWTPayload } from "jose";
 import { jwtSettingsSchema, type JwtSettings } from "../config/schema.js";
-import { formatPath } from "../config/substitute-env.js";
+import { describeIssues } from "../config/config-issues.js";
 import { StartupError } from "../errors/http-error.js";
 import { JwtMissingError, fromJoseError } from "./jwt-errors.js";
 import { MIN_SECRET_BYTES } from "./session.js";
@@ -57,10 +57,7 @@ function parseSettings(source: JwtSettingsSource): JwtSettings {
   // verifier settings are an open record, so they are checked here with the same schema.
   const result = jwtSettingsSchema.safeParse(source.settings);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const keys = issue.code === "unrecognized_keys" ? ` (unknown key ${issue.keys.join(", ")})` : "";
-    const at = issue.path.length > 0 ? `${source.path}.${formatPath(issue.path)}` : source.path;
-    throw new StartupError("STARTUP_CONFIG_INVALID", `invalid value at ${at}: ${issue.message}${keys}`);
+    throw new StartupError("STARTUP_CONFIG_INVALID", describeIssues(jwtSettingsSchema, result.error.issues, source.path).join(" · "));
   }
   return result.data;
 }

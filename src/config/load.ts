@@ -5,8 +5,9 @@
 import { readFile } from "node:fs/promises";
 import sjson from "secure-json-parse";
 import { StartupError } from "../errors/http-error.js";
+import { describeIssues } from "./config-issues.js";
 import { configSchema, type AppConfigFile, type AppConfigInput } from "./schema.js";
-import { formatPath, substituteEnv } from "./substitute-env.js";
+import { substituteEnv } from "./substitute-env.js";
 import { resolveConfig, type ResolvedConfig } from "./resolve.js";
 
 export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv): Promise<ResolvedConfig> {
@@ -27,15 +28,20 @@ export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv): Prom
   return parseConfig(raw, env, file);
 }
 
-/** Validates a config object (from a file or handed to `createServer`). */
+/**
+ * Validates a config object (from a file or handed to `createServer`). Every problem the
+ * schema finds is reported at once, so that a config with three typos takes one restart to
+ * fix, not three: one problem is one line (`<source>: <key path>: <what is wrong>`), several
+ * are a first line that counts them and one indented line each (README "Your own app").
+ */
 export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv, source = "config"): ResolvedConfig {
   const fromEnv = new Set<string>();
   const substituted = substituteEnv(raw ?? {}, env, fromEnv);
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const keys = issue.code === "unrecognized_keys" ? ` (unknown key ${issue.keys.join(", ")})` : "";
-    throw new StartupError("STARTUP_CONFIG_INVALID", `${source}: invalid value at ${formatPath(issue.path)}: ${issue.message}${keys}`);
+    const problems = describeIssues(configSchema, parsed.error.issues);
+    const message = problems.length === 1 ? `${source}: ${problems[0]}` : `${source}: ${problems.length} problems:\n${problems.map((line) => `  ${line}`).join("\n")}`;
+    throw new StartupError("STARTUP_CONFIG_INVALID", message);
   }
   return resolveConfig(parsed.data as AppConfigFile, env, source, fromEnv);
 }

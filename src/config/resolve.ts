@@ -59,6 +59,8 @@ export interface ResolvedConfig {
   itemConfig(kind: "plugin" | "module", id: string): unknown;
   /** The deployer tier of an item's secure config (`server.secure.plugins|modules.<id>`), frozen, or undefined. */
   secureItemConfig(kind: "plugin" | "module", id: string): unknown;
+  /** Every item the config has a section for, with that section's key path, so that one naming no real item can be reported. */
+  configuredItems: ReadonlyArray<{ key: string; kind: "plugin" | "module"; id: string }>;
   /**
    * What plugin code may see of the verifier contexts (`ctx.secure.rpcVerifiers`): each
    * context's `enabled`, `mode` and verifier names, every verifier's settings emptied.
@@ -139,6 +141,12 @@ export function resolveConfig(
     secureItemConfig(kind, id) {
       return (kind === "plugin" ? securePlugins : secureModules).get(id);
     },
+    configuredItems: [
+      ...[...plugins.keys()].map((id) => ({ key: `plugins.${id}`, kind: "plugin" as const, id })),
+      ...[...modules.keys()].map((id) => ({ key: `modules.${id}`, kind: "module" as const, id })),
+      ...[...securePlugins.keys()].map((id) => ({ key: `server.secure.plugins.${id}`, kind: "plugin" as const, id })),
+      ...[...secureModules.keys()].map((id) => ({ key: `server.secure.modules.${id}`, kind: "module" as const, id })),
+    ],
     rpcVerifierView: verifierView(verifierEntries),
     secrets: collectSecrets(file, env, fromEnv),
   };

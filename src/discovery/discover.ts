@@ -17,6 +17,7 @@ import type { BootApi } from "../plugin-api/boot-api.js";
 import { readAuthorConfig } from "./author-config.js";
 import { importServerFile } from "./import-server-file.js";
 import { ItemLoadError, buildMethods, loadServerFiles } from "./load-target.js";
+import { warnConfigWithoutItem } from "./item-config-check.js";
 import { Registry, type ItemFailure, type Target } from "./registry.js";
 import type { ServerOnlyFiles } from "./server-only-files.js";
 import type { ServerRoutes } from "./server-routes.js";
@@ -39,6 +40,7 @@ export interface DiscoverOptions {
 export async function discover(options: DiscoverOptions): Promise<Registry> {
   const { config, log } = options;
   const items = await scanRoot(options.root);
+  warnConfigWithoutItem(config.configuredItems, items, log);
   await Promise.all(items.map((item) => options.serverOnlyFiles.track(item.dir, item.bootHook ? [item.bootHook, ...item.serverFiles] : item.serverFiles)));
   const strict = config.strictStartup;
   const registry = new Registry();

@@ -5,6 +5,7 @@
  */
 import { StartupError } from "../errors/http-error.js";
 import { DEFAULT_QUEUE_LIMIT, type RpcSettings } from "../config/resolve.js";
+import { describeIssues } from "../config/config-issues.js";
 import { methodPolicySchema } from "../config/schema.js";
 
 export interface PublicCheckInput {
@@ -95,8 +96,9 @@ export function readPolicyExport(value: unknown, file: string): Map<string, Meth
   for (const [name, entry] of Object.entries(value)) {
     const parsed = methodPolicySchema.safeParse(entry ?? {});
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new StartupError("STARTUP_ITEM_FAILED", `${file}: policy.${[name, ...issue.path.map(String)].join(".")}: ${issue.message}`);
+      // One line: the message names the item's failure, which is printed as one line.
+      const problems = describeIssues(methodPolicySchema, parsed.error.issues, `policy.${name}`);
+      throw new StartupError("STARTUP_ITEM_FAILED", `${file}: ${problems.join(" · ")}`);
     }
     policies.set(name, (entry ?? {}) as MethodPolicy);
   }

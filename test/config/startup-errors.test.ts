@@ -10,7 +10,7 @@ import { tempApp } from "../helpers/app-root.js";
 describe("node index.js with a bad config", () => {
   const failures: Array<[string, () => { args: string[]; env?: Record<string, string> }, RegExp]> = [
     ["a config value of the wrong type, naming the key path", () => ({ args: ["--root", tempApp({ config: { server: { rpc: { timeoutMs: "fast" } } } })] }), /server\.rpc\.timeoutMs/],
-    ["an unknown config key, naming it", () => ({ args: ["--root", tempApp({ config: { server: { sesion: {} } } })] }), /sesion/],
+    ["an unknown config key, naming it and the key meant", () => ({ args: ["--root", tempApp({ config: { server: { sesion: {} } } })] }), /: server\.sesion: unknown key; did you mean "session"\?$/],
     ["a config file that is not JSON", () => ({ args: ["--root", tempApp({ config: "{ nope" })] }), /not valid JSON/],
     ["a config file with a __proto__ key", () => ({ args: ["--root", tempApp({ config: '{ "__proto__": { "polluted": true } }' })] }), /not valid JSON: .*prototype/],
     [
@@ -31,6 +31,17 @@ describe("node index.js with a bad config", () => {
       await expectStartupFailure(message, args, env);
     });
   }
+
+  it("reports every problem at once: a first line counting them, then one indented line each, key path first", async () => {
+    const root = tempApp({ config: { server: { sesion: {}, rpc: { timeoutMs: "fast", maxBodyByte: 10 } }, plugin: {} } });
+    const { stderr } = await expectStartupFailure(/^counterpart: .*app\.config\.json: 4 problems:$/, ["--root", root]);
+    expect(stderr.trim().split("\n").slice(1).sort()).toEqual([
+      '  plugin: unknown key; did you mean "plugins"?',
+      '  server.rpc.maxBodyByte: unknown key; did you mean "maxBodyBytes"?',
+      "  server.rpc.timeoutMs: expected number, received string",
+      '  server.sesion: unknown key; did you mean "session"?',
+    ]);
+  });
 });
 
 describe("createServer with a bad config", () => {
@@ -48,7 +59,7 @@ describe("createServer with a bad config", () => {
 
   it("names the key path down to an array index", async () => {
     await expect(refused({ server: { allowedOrigins: ["https://viewer.example", 7] } })).rejects.toThrow(
-      /^config: invalid value at server\.allowedOrigins\.1: /,
+      /^config: server\.allowedOrigins\.1: expected string, received number$/,
     );
   });
 
@@ -57,10 +68,22 @@ describe("createServer with a bad config", () => {
     await expect(refused({ server: { rpc: { timeoutMs: 2 ** 31 } } })).rejects.toThrow(/server\.rpc\.timeoutMs/);
   });
 
-  it("refuses an unknown key at any depth, naming it", async () => {
+  it("refuses an unknown key at any depth, naming it and the key of that object it is nearest to", async () => {
     await expect(refused({ server: { secure: { proxies: { up: { baseUrl: "http://127.0.0.1:1", timeout: 5 } } } } })).rejects.toThrow(
-      /server\.secure\.proxies\.up: .*\(unknown key timeout\)/,
+      /^config: server\.secure\.proxies\.up\.timeout: unknown key; did you mean "timeoutMs"\?$/,
     );
+    // Nothing near enough: no guess.
+    await expect(refused({ server: { rpc: { zzz: 1 } } })).rejects.toThrow(/^config: server\.rpc\.zzz: unknown key$/);
+  });
+
+  it("reports every problem in one STARTUP_CONFIG_INVALID, each with its suggestion", async () => {
+    const error = await refused({ server: { trustProxi: true, metrics: { enabeld: true } } }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "STARTUP_CONFIG_INVALID" });
+    expect((error as Error).message.split("\n")).toEqual([
+      "config: 2 problems:",
+      '  server.metrics.enabeld: unknown key; did you mean "enabled"?',
+      '  server.trustProxi: unknown key; did you mean "trustProxy"?',
+    ]);
   });
 
   it('refuses forward: "true": only a real boolean switches token forwarding on', async () => {
