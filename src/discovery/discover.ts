@@ -17,6 +17,7 @@ import type { BootApi } from "../plugin-api/boot-api.js";
 import { readAuthorConfig } from "./author-config.js";
 import { importServerFile } from "./import-server-file.js";
 import { ItemLoadError, buildMethods, loadServerFiles } from "./load-target.js";
+import { explainLoadError } from "./load-error.js";
 import { warnConfigWithoutItem } from "./item-config-check.js";
 import { Registry, type ItemFailure, type Target } from "./registry.js";
 import type { ServerOnlyFiles } from "./server-only-files.js";
@@ -116,7 +117,7 @@ async function runBootHook(file: string, api: BootApi): Promise<void> {
   try {
     namespace = await importServerFile(file);
   } catch (error) {
-    throw new ItemLoadError(file, error);
+    throw new ItemLoadError(file, await explainLoadError(file, error));
   }
   // `register`, else a default export's `register`, else a default function.
   const fallback = namespace.default as { register?: unknown } | ((api: BootApi) => unknown) | undefined;

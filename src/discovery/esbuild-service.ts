@@ -41,16 +41,33 @@ function stopWhenIdle(): void {
   if (active === 0) void api?.stop();
 }
 
-/** A `.ts` server file's source as ESM JavaScript: types stripped, an inline source map. */
+/**
+ * A `.ts` server file's source as ESM JavaScript: types stripped, an inline source map. A
+ * file esbuild cannot parse fails with one line naming `file:line:column`, the error and
+ * the line itself, which is what the log and getStatus then show.
+ */
 export function transformTypeScript(file: string, source: string): Promise<string> {
   return useEsbuild(async (esbuild) => {
-    const { code } = await esbuild.transform(source, {
-      loader: "ts",
-      format: "esm",
-      target: "node20",
-      sourcefile: file,
-      sourcemap: "inline",
-    });
-    return code;
+    try {
+      const { code } = await esbuild.transform(source, {
+        loader: "ts",
+        format: "esm",
+        target: "node20",
+        sourcefile: file,
+        sourcemap: "inline",
+      });
+      return code;
+    } catch (error) {
+      const first = (error as { errors?: Array<{ text: string; location: { line: number; column: number; lineText: string } | null }> }).errors?.[0];
+      if (!first?.location) throw error;
+      const { line, column, lineText } = first.location;
+      throw new SyntaxError(`${file}:${line}:${column + 1}: ${first.text} ${quoteLine(lineText)}`, { cause: error });
+    }
   });
+}
+
+/** The offending line of source, trimmed and cut short, for a one-line message. */
+export function quoteLine(lineText: string): string {
+  const text = lineText.trim();
+  return `in \`${text.length > 120 ? `${text.slice(0, 117)}...` : text}\``;
 }

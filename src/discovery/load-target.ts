@@ -12,11 +12,17 @@ import { StartupError } from "../errors/http-error.js";
 import type { RpcSettings } from "../config/resolve.js";
 import { readPolicyExport, resolvePolicy } from "./policy.js";
 import { importServerFile } from "./import-server-file.js";
+import { explainLoadError } from "./load-error.js";
 import type { MethodEntry, ServerFile, Target, TargetKind } from "./registry.js";
 
 export async function loadServerFile(path: string, version?: number, bootHook = false): Promise<ServerFile> {
   const { mtimeMs } = await stat(path);
-  const namespace = await importServerFile(path, version);
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = await importServerFile(path, version);
+  } catch (error) {
+    throw await explainLoadError(path, error);
+  }
   const functions = new Map<string, (...args: unknown[]) => unknown>();
   for (const [name, value] of Object.entries(namespace)) {
     // `default` is not a named export; `policy` is configuration; non-functions are data.
@@ -80,7 +86,8 @@ export class ItemLoadError extends Error {
 
   constructor(file: string | undefined, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super(file ? `${file}: ${reason}` : reason, { cause });
+    // A reason that starts with the file's own place (`file:3:7: …`) names it already.
+    super(file && !reason.startsWith(`${file}:`) ? `${file}: ${reason}` : reason, { cause });
     this.file = file;
   }
 }

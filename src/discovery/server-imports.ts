@@ -11,7 +11,7 @@
  * bundle is thrown away.
  */
 import { realpath } from "node:fs/promises";
-import { dirname, isAbsolute, sep } from "node:path";
+import { dirname, isAbsolute, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Plugin } from "esbuild";
 import { useEsbuild } from "./esbuild-service.js";
@@ -22,6 +22,18 @@ export interface ImportGraph {
   files: string[];
   /** Why the graph is incomplete: `files` then holds only what was reached. */
   error: string | undefined;
+  /** Where the first error lies, when esbuild could say (a syntax error, an import it cannot resolve). */
+  location: SourceLocation | undefined;
+}
+
+export interface SourceLocation {
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based, as editors count. */
+  column: number;
+  lineText: string;
+  text: string;
 }
 
 /** The order the loader tries for an extensionless import, then the rest esbuild can parse. */
@@ -60,11 +72,12 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
       });
     },
   };
+  const workingDir = dirname(entry);
   try {
     await useEsbuild((esbuild) =>
       esbuild.build({
         entryPoints: [entry],
-        absWorkingDir: dirname(entry),
+        absWorkingDir: workingDir,
         bundle: true,
         write: false,
         platform: "node",
@@ -74,14 +87,25 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
         plugins: [record],
       }),
     );
-    return { files: [...files], error: undefined };
+    return { files: [...files], error: undefined, location: undefined };
   } catch (error) {
-    const errors = (error as { errors?: Array<{ text: string; location?: { file: string } | null }> }).errors;
+    const errors = (error as { errors?: EsbuildMessage[] }).errors;
     const reason = errors?.length
-      ? errors.map((item) => (item.location ? `${item.location.file}: ${item.text}` : item.text)).join("; ")
+      ? errors.map((item) => (item.location ? `${resolve(workingDir, item.location.file)}: ${item.text}` : item.text)).join("; ")
       : (error as Error).message;
-    return { files: [...files, entry], error: reason };
+    return { files: [...files, entry], error: reason, location: locationOf(errors?.[0], workingDir) };
   }
+}
+
+interface EsbuildMessage {
+  text: string;
+  location?: { file: string; line: number; column: number; lineText: string } | null;
+}
+
+function locationOf(message: EsbuildMessage | undefined, workingDir: string): SourceLocation | undefined {
+  const at = message?.location;
+  if (!message || !at) return undefined;
+  return { file: resolve(workingDir, at.file), line: at.line, column: at.column + 1, lineText: at.lineText, text: message.text };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { ClusterHooks, ProcessStatus } from "../core/cluster-hooks.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { LogRingBuffer } from "../log/ring-buffer.js";
+import type { SecretMask } from "../log/mask-secrets.js";
 import { parseLogQuery } from "../log/log-query.js";
 import { describeLogBuffer, readLogPage } from "../log/log-page.js";
 import { resolvePolicy } from "../discovery/policy.js";
@@ -30,6 +31,8 @@ export interface DevServerInfo {
   startedAt: number;
   version: string;
   ringBuffer: LogRingBuffer | null;
+  /** Masks configured secrets (a load error may quote a line of code); null when there are none. */
+  maskSecrets: SecretMask | null;
   config: Pick<ResolvedConfig, "rpc">;
   /** The server's own `ctx.core`. */
   facade: CoreFacade;
@@ -75,8 +78,8 @@ export function addDevServerTargets(registry: Registry, core: DevServerInfo, sou
       memory: process.memoryUsage(),
       ...(withRegistry ? { registry: describeRegistry(registry) } : {}),
       registrySummary: summarizeRegistry(registry, withRegistry),
-      /** Plugins and modules that failed to load (their calls answer 503); why is in the log. */
-      failed: registry.failed().map(({ kind, id, file }) => ({ kind, id, file })),
+      /** Plugins and modules that failed to load (their calls answer 503), and why: where to fix it, as the log says. */
+      failed: registry.failed().map(({ kind, id, file, message }) => ({ kind, id, file, message: core.maskSecrets?.(message) ?? message })),
       ...sources.runtimeStatus(),
       mode: cluster ? "cluster" : "single",
       // In a cluster, `logBuffer` describes the master's buffer, the one getLogs reads.
