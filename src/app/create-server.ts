@@ -41,7 +41,7 @@ import { bindFacadeScope, joinAppServerGlobal } from "../plugin-api/app-server.j
 import type { ServerTargetScope } from "../plugin-api/server-targets.js";
 import { serverRouteHandlers } from "../server-routes/route.js";
 import type { ServerCore } from "./server-core.js";
-import { devConsoleRoutes } from "../static/dev-console.js";
+import { DEV_CONSOLE_PATH, devConsoleRoutes } from "../static/dev-console.js";
 import { createHttpApp } from "./http-app.js";
 import { startRedisState, warnDeploymentScopeWithoutRedis } from "./shared-state.js";
 import { staticRoutes } from "../static/static-routes.js";
@@ -250,6 +250,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
         url = `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
         // In a cluster the master prints the one ready line, once every worker listens.
         log.info({ url, dev, root }, options.cluster ? `worker ready at ${url}` : `listening on ${url}`);
+        // The console's address is what a developer opens next; a cluster's master prints it once.
+        if (dev && !options.cluster) log.info({ devConsole: url + DEV_CONSOLE_PATH }, `dev console at ${url}${DEV_CONSOLE_PATH}`);
         return url;
       },
       async close() {

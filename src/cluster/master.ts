@@ -27,6 +27,7 @@ import { MasterServices, type WorkerHandle } from "./master-services.js";
 import { MemorySessionStore } from "../state/memory-session-store.js";
 import { CLUSTER_USAGE, readWorkerCount } from "./options.js";
 import { RestartPolicy } from "./restart-policy.js";
+import { DEV_CONSOLE_PATH } from "../static/dev-console.js";
 
 /** Beyond the workers' own shutdown limit, how long the master waits before killing them. */
 const STOP_GRACE_MS = 2_000;
@@ -169,6 +170,7 @@ class Master {
     if (this.#phase === "starting" && ready === this.#setup.workers) {
       this.#phase = "running";
       this.#log.info({ url, workers: ready, dev: this.#setup.dev, root: this.#setup.root }, `listening on ${url}`);
+      if (this.#setup.dev) this.#log.info({ devConsole: url + DEV_CONSOLE_PATH }, `dev console at ${url}${DEV_CONSOLE_PATH}`);
     }
   }
 

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { TEST_SESSION_SECRET } from "../helpers/server.js";
 import { REPO, expectStartupFailure, runToExit, startEntrypoint, type RunningProcess } from "../helpers/process.js";
 import { tempApp } from "../helpers/app-root.js";
+import { waitFor } from "../helpers/wait.js";
 
 const running: RunningProcess[] = [];
 afterAll(async () => {
@@ -27,6 +28,23 @@ describe("node index.js", () => {
     const page = await fetch(run.url + "/");
     expect(await page.text()).toContain("Counterpart demo viewer");
     expect(await run.stop("SIGTERM")).toBe(0);
+  });
+
+  it("with --dev, prints the dev console's URL after the ready line (and never without --dev)", async () => {
+    const root = tempApp();
+    const run = await startEntrypoint(["--port", "0", "--root", root, "--dev"], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
+    running.push(run);
+    const consoleUrl = `${run.url}/__app/dev`;
+    await waitFor(() => run.stdout().includes(`dev console at ${consoleUrl}`), 5_000, "the dev console line");
+    const page = await fetch(consoleUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("window.APP_CSRF_TOKEN");
+    await run.stop();
+    const plain = await startEntrypoint(["--port", "0", "--root", root], { APP_SESSION_SECRET: TEST_SESSION_SECRET });
+    running.push(plain);
+    expect((await fetch(`${plain.url}/health`)).status).toBe(200);
+    expect(plain.stdout()).not.toContain("dev console");
+    await plain.stop();
   });
 
   it("takes --host/--port/--root from APP_HOST/APP_PORT/APP_ROOT, flags winning", async () => {

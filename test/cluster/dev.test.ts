@@ -6,6 +6,7 @@ import { TEST_SESSION_SECRET } from "../helpers/server.js";
 import { openViewer, type Viewer } from "../helpers/http.js";
 import type { RunningProcess } from "../helpers/process.js";
 import { rpcCall, startCluster, workerPids } from "../helpers/cluster.js";
+import { waitFor } from "../helpers/wait.js";
 
 describe("cluster dev mode", () => {
   let cluster: RunningProcess;
@@ -16,6 +17,13 @@ describe("cluster dev mode", () => {
     expect((await workerPids(cluster.url, viewer)).size).toBe(2);
   });
   afterAll(() => cluster?.stop("SIGKILL"));
+
+  it("the master prints the dev console's URL once, and the console answers on any worker", async () => {
+    const consoleUrl = `${cluster.url}/__app/dev`;
+    await waitFor(() => cluster.stdout().includes(`dev console at ${consoleUrl}`), 5_000, "the dev console line");
+    expect(cluster.stdout().split("\n").filter((line) => line.includes("dev console at"))).toHaveLength(1);
+    expect((await fetch(consoleUrl, { headers: { connection: "close" } })).status).toBe(200);
+  });
 
   it("getLogs merges every worker's lines in one log with strictly increasing ids", async () => {
     const notes = await Promise.all(Array.from({ length: 6 }, (_, i) => rpcCall(cluster.url, "plugin/cl/note", viewer, [`n${i}`])));
