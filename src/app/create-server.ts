@@ -16,7 +16,9 @@ import { BuiltinJwtVerifiers } from "../auth/jwt-verifiers.js";
 import { loadConfigFile, parseConfig } from "../config/load.js";
 import type { AppConfigInput } from "../config/schema.js";
 import type { ResolvedConfig } from "../config/resolve.js";
+import { DevReload } from "../discovery/dev-reload.js";
 import { discover } from "../discovery/discover.js";
+import { ModuleGraph } from "../discovery/module-graph.js";
 import { importServerFile } from "../discovery/import-server-file.js";
 import type { Registry, Target } from "../discovery/registry.js";
 import { ServerRoutes } from "../discovery/server-routes.js";
@@ -128,6 +130,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
 
     const serverOnlyFiles = new ServerOnlyFiles(log);
     const serverRoutes = new ServerRoutes();
+    const moduleGraph = dev ? new ModuleGraph() : undefined;
     const registry = await global.boot(() => discover({
       root,
       dev,
@@ -135,6 +138,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       log,
       serverOnlyFiles,
       serverRoutes,
+      moduleGraph,
       onItemFailed: (item) => {
         rpcVerifiers.removeOwner(`${item.kind} ${item.id}`);
         proxyVerifiers.removeOwner(`${item.kind} ${item.id}`);
@@ -160,6 +164,18 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const facade = createCoreFacade({ dev, secure: itemSecure("server", "", Object.freeze({}), config.rpcVerifierView), domain: config.publicOrigin });
     const targetScope = serverTargetScope(registry, dev);
     for (const target of [...registry.all(), { facade }]) bindFacadeScope(target.facade, targetScope);
+    const devReload = moduleGraph && new DevReload({
+      root,
+      registry,
+      serverOnlyFiles,
+      moduleGraph,
+      config,
+      log,
+      adopt(target) {
+        targetScope.itemDirs.set(`${target.kind}/${target.id}`, target.dir);
+        bindFacadeScope(target.facade, targetScope);
+      },
+    });
     warnSessionlessMethods(registry.all(), log);
     warnDeploymentScopeWithoutRedis(registry.all(), config, log);
     // Session data (`redisState.sessionStore`), breakers and deployment-wide slots, when
@@ -177,6 +193,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       ringBuffer,
       registry,
       serverOnlyFiles,
+      devReload,
       sessions,
       sessionChecks: new SessionCheck(sessions),
       rpcVerifiers,
@@ -297,8 +314,8 @@ export async function readConfig(root: string, config: CreateServerOptions["conf
   return loadConfigFile(file, env);
 }
 
-/** How server files are reached from a `ctx` of this server (APP_SERVER.importServerModule). */
-function serverTargetScope(registry: Registry, dev: boolean): ServerTargetScope {
+/** How server files are reached from a `ctx` of this server (APP_SERVER.importServerModule); dev mode adds items found later to `itemDirs`. */
+function serverTargetScope(registry: Registry, dev: boolean): ServerTargetScope & { itemDirs: Map<string, string> } {
   const itemDirs = new Map<string, string>();
   for (const target of registry.all()) if (target.kind !== "server") itemDirs.set(`${target.kind}/${target.id}`, target.dir);
   if (!dev) return { itemDirs, importFile: (file) => importServerFile(file), resolved: new Map() };

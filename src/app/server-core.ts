@@ -5,6 +5,7 @@
  * get the frozen `facade`.
  */
 import type { ResolvedConfig } from "../config/resolve.js";
+import type { DevReload } from "../discovery/dev-reload.js";
 import type { Registry } from "../discovery/registry.js";
 import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import type { Logger } from "../log/logger.js";
@@ -30,6 +31,8 @@ export interface ServerCore {
   registry: Registry;
   /** Files below plugins/ and modules/ that server code imports: never served. */
   serverOnlyFiles: ServerOnlyFiles;
+  /** Dev mode: brings server files up to date with the disk before each call; undefined otherwise. */
+  devReload: DevReload | undefined;
   sessions: SessionSigner;
   /** `sessions` with each cookie's checks remembered: what the request paths use. */
   sessionChecks: SessionCheck;

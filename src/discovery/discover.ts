@@ -19,6 +19,7 @@ import { importServerFile } from "./import-server-file.js";
 import { ItemLoadError, buildMethods, loadServerFiles } from "./load-target.js";
 import { explainLoadError } from "./load-error.js";
 import { warnConfigWithoutItem } from "./item-config-check.js";
+import type { ModuleGraph } from "./module-graph.js";
 import { Registry, type ItemFailure, type Target } from "./registry.js";
 import type { ServerOnlyFiles } from "./server-only-files.js";
 import type { ServerRoutes } from "./server-routes.js";
@@ -36,13 +37,20 @@ export interface DiscoverOptions {
   /** Called when an item fails, to drop what its boot hook registered elsewhere (verifiers). */
   onItemFailed(item: FoundItem): void;
   bootApi(item: FoundItem, target: Target): BootApi;
+  /** Dev mode: keeps what each server file imports, so that an edit reloads what uses it. */
+  moduleGraph?: ModuleGraph;
 }
 
 export async function discover(options: DiscoverOptions): Promise<Registry> {
   const { config, log } = options;
   const items = await scanRoot(options.root);
   warnConfigWithoutItem(config.configuredItems, items, log);
-  await Promise.all(items.map((item) => options.serverOnlyFiles.track(item.dir, item.bootHook ? [item.bootHook, ...item.serverFiles] : item.serverFiles)));
+  await Promise.all(
+    items.map(async (item) => {
+      const graphs = await options.serverOnlyFiles.track(item.dir, item.bootHook ? [item.bootHook, ...item.serverFiles] : item.serverFiles);
+      for (const [entry, graph] of graphs) await options.moduleGraph?.record(entry, graph);
+    }),
+  );
   const strict = config.strictStartup;
   const registry = new Registry();
   const targets = new Map<FoundItem, Target>();
@@ -62,17 +70,10 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
   };
 
   for (const item of items) {
-    let block: SecureBlock = Object.freeze({});
-    let unreadable: unknown;
-    try {
-      block = mergeSecureTiers(await readAuthorConfig(item.dir), config.secureItemConfig(item.kind, item.id));
-    } catch (error) {
-      unreadable = error;
-    }
-    const target = newTarget(item, block, config, options.dev);
+    const { target, unreadable } = await newTarget(item, config, options.dev);
     targets.set(item, target);
     registry.add(target);
-    if (unreadable !== undefined) fail(item, new ItemLoadError(undefined, unreadable));
+    if (unreadable !== undefined) fail(item, unreadable);
   }
   for (const item of items) {
     const target = targets.get(item)!;
@@ -97,9 +98,20 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
   return registry;
 }
 
-function newTarget(item: FoundItem, block: SecureBlock, config: ResolvedConfig, dev: boolean): Target {
+/**
+ * An item's target, with no files loaded yet; `unreadable` says why its server.json could
+ * not be read (the item then fails).
+ */
+export async function newTarget(item: FoundItem, config: ResolvedConfig, dev: boolean): Promise<{ target: Target; unreadable: ItemLoadError | undefined }> {
+  let block: SecureBlock = Object.freeze({});
+  let unreadable: ItemLoadError | undefined;
+  try {
+    block = mergeSecureTiers(await readAuthorConfig(item.dir), config.secureItemConfig(item.kind, item.id));
+  } catch (error) {
+    unreadable = new ItemLoadError(undefined, error);
+  }
   const secure = itemSecure(item.kind, item.id, block, config.rpcVerifierView);
-  return {
+  const target: Target = {
     kind: item.kind,
     id: item.id,
     dir: item.dir,
@@ -110,6 +122,7 @@ function newTarget(item: FoundItem, block: SecureBlock, config: ResolvedConfig, 
     facade: createCoreFacade({ dev, secure, domain: config.publicOrigin }),
     failure: undefined,
   };
+  return { target, unreadable };
 }
 
 async function runBootHook(file: string, api: BootApi): Promise<void> {

@@ -58,7 +58,8 @@ export function buildMethods(
         );
       }
       const key = `${itemKey}/${name}`;
-      methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.version, policy: resolvePolicy(file.policies.get(name), defaults, key, itemKey) });
+      const policy = resolvePolicy(file.policies.get(name), defaults, key, itemKey);
+      methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.version, moduleVersions: file.moduleVersions, policy });
     }
     for (const name of file.policies.keys()) {
       if (!file.functions.has(name)) warn(`${file.path}: policy entry "${name}" names no exported function`);

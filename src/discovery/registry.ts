@@ -21,6 +21,8 @@ export interface MethodEntry {
   file: string | undefined;
   /** The cache-busting version the file was loaded with (set by dev reloads): isolation workers import the same one. */
   fileVersion: number | undefined;
+  /** Dev reloads: the versions of the helpers the file was loaded with (module-graph.ts), for isolation workers to load the same. */
+  moduleVersions?: ReadonlyArray<[string, number]>;
 }
 
 export interface ServerFile {
@@ -28,6 +30,8 @@ export interface ServerFile {
   mtimeMs: number;
   /** The cache-busting version it was imported with (dev reloads), so every import of it gets this instance. */
   version: number | undefined;
+  /** The versions of what it imports that it was loaded with (dev reloads). */
+  moduleVersions?: ReadonlyArray<[string, number]>;
   /** The item's `register.server.*`: only its policy-listed functions are methods, never `register`. */
   bootHook: boolean;
   /** Function exports other than `policy`, by name. */

@@ -1,6 +1,7 @@
 /**
  * Finds plugins, modules and their server files below the app root (README "Server methods").
- * Runs once at start. `node_modules` and dot-folders are never entered.
+ * Runs once at start, and in dev mode again for a call that names what is not known yet
+ * (dev-reload.ts). `node_modules` and dot-folders are never entered.
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,28 +21,27 @@ export interface FoundItem {
 
 export const ITEM_FOLDERS = { plugin: "plugins", module: "modules" } as const;
 
-export async function scanRoot(root: string): Promise<FoundItem[]> {
+/** Every plugin and module below `root`, but those `known` (dev mode looks for new ones only). */
+export async function scanRoot(root: string, known?: (kind: FoundItem["kind"], id: string) => boolean): Promise<FoundItem[]> {
   const items: FoundItem[] = [];
   for (const kind of ["plugin", "module"] as const) {
     const base = join(root, ITEM_FOLDERS[kind]);
     for (const entry of await listDir(base)) {
-      if (!entry.isDirectory() || skipped(entry.name)) continue;
-      const dir = join(base, entry.name);
-      const files = (await walk(dir)).sort();
-      const hooks = files.filter((file) => BOOT_HOOK.test(file.slice(dir.length + 1)));
-      if (hooks.length > 1) {
-        throw new StartupError("STARTUP_ITEM_FAILED", `${kind} ${entry.name} has more than one boot hook: ${hooks.join(", ")}`);
-      }
-      items.push({
-        kind,
-        id: entry.name,
-        dir,
-        serverFiles: files.filter((file) => !hooks.includes(file)),
-        bootHook: hooks[0],
-      });
+      if (!entry.isDirectory() || skipped(entry.name) || known?.(kind, entry.name)) continue;
+      items.push(await scanItem(kind, entry.name, join(base, entry.name)));
     }
   }
   return items.sort((a, b) => (a.kind === b.kind ? a.id.localeCompare(b.id) : a.kind === "plugin" ? -1 : 1));
+}
+
+/** One item's server files and boot hook. */
+export async function scanItem(kind: FoundItem["kind"], id: string, dir: string): Promise<FoundItem> {
+  const files = (await walk(dir)).sort();
+  const hooks = files.filter((file) => BOOT_HOOK.test(file.slice(dir.length + 1)));
+  if (hooks.length > 1) {
+    throw new StartupError("STARTUP_ITEM_FAILED", `${kind} ${id} has more than one boot hook: ${hooks.join(", ")}`);
+  }
+  return { kind, id, dir, serverFiles: files.filter((file) => !hooks.includes(file)), bootHook: hooks[0] };
 }
 
 async function walk(dir: string): Promise<string[]> {

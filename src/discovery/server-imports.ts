@@ -24,6 +24,11 @@ export interface ImportGraph {
   error: string | undefined;
   /** Where the first error lies, when esbuild could say (a syntax error, an import it cannot resolve). */
   location: SourceLocation | undefined;
+  /**
+   * Real path of each file → real paths of the files it imports (dev reloads follow these
+   * edges back from an edited helper to the server files that use it). Empty when `error` is set.
+   */
+  imports: Map<string, string[]>;
 }
 
 export interface SourceLocation {
@@ -74,12 +79,13 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
   };
   const workingDir = dirname(entry);
   try {
-    await useEsbuild((esbuild) =>
+    const { metafile } = await useEsbuild((esbuild) =>
       esbuild.build({
         entryPoints: [entry],
         absWorkingDir: workingDir,
         bundle: true,
         write: false,
+        metafile: true,
         platform: "node",
         format: "esm",
         logLevel: "silent",
@@ -87,13 +93,13 @@ export async function importGraph(entry: string): Promise<ImportGraph> {
         plugins: [record],
       }),
     );
-    return { files: [...files], error: undefined, location: undefined };
+    return { files: [...files], error: undefined, location: undefined, imports: await importEdges(metafile.inputs, workingDir) };
   } catch (error) {
     const errors = (error as { errors?: EsbuildMessage[] }).errors;
     const reason = errors?.length
       ? errors.map((item) => (item.location ? `${resolve(workingDir, item.location.file)}: ${item.text}` : item.text)).join("; ")
       : (error as Error).message;
-    return { files: [...files, entry], error: reason, location: locationOf(errors?.[0], workingDir) };
+    return { files: [...files, entry], error: reason, location: locationOf(errors?.[0], workingDir), imports: new Map() };
   }
 }
 
@@ -106,6 +112,17 @@ function locationOf(message: EsbuildMessage | undefined, workingDir: string): So
   const at = message?.location;
   if (!message || !at) return undefined;
   return { file: resolve(workingDir, at.file), line: at.line, column: at.column + 1, lineText: at.lineText, text: message.text };
+}
+
+/** The metafile's inputs (paths relative to the working folder) as real absolute paths. */
+async function importEdges(inputs: Record<string, { imports: Array<{ path: string; external?: boolean }> }>, workingDir: string): Promise<Map<string, string[]>> {
+  const real = (path: string) => realpath(resolve(workingDir, path)).catch(() => resolve(workingDir, path));
+  const edges = new Map<string, string[]>();
+  for (const [input, { imports }] of Object.entries(inputs)) {
+    const inside = imports.filter((item) => !item.external);
+    edges.set(await real(input), await Promise.all(inside.map((item) => real(item.path))));
+  }
+  return edges;
 }
 
 /**

@@ -10,7 +10,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Logger } from "../log/logger.js";
-import { importGraph } from "./server-imports.js";
+import { importGraph, type ImportGraph } from "./server-imports.js";
 
 /** What a server file could import and a browser might fetch as an asset. */
 const LOADABLE = /\.(?:[cm]?js|json|node|wasm|[jt]sx)$/i;
@@ -33,13 +33,18 @@ export class ServerOnlyFiles {
     this.#log = log;
   }
 
-  /** Works out what each of `entries` (server files and boot hooks of the item in `itemDir`) imports. */
-  async track(itemDir: string, entries: readonly string[]): Promise<void> {
+  /**
+   * Works out what each of `entries` (server files and boot hooks of the item in `itemDir`)
+   * imports; returns each one's graph (dev reloads keep its edges).
+   */
+  async track(itemDir: string, entries: readonly string[]): Promise<Map<string, ImportGraph>> {
     const realItemDir = await realpath(itemDir).catch(() => itemDir);
     this.#foldCase = await (this.#caseInsensitive ??= caseInsensitiveDisk(realItemDir));
+    const graphs = new Map<string, ImportGraph>();
     await Promise.all(
       entries.map(async (entry) => {
         const graph = await importGraph(entry);
+        graphs.set(entry, graph);
         for (const file of graph.files) this.#imported.add(this.#key(await realpath(file).catch(() => file)));
         if (graph.error === undefined) {
           this.#unknown.delete(entry);
@@ -53,6 +58,7 @@ export class ServerOnlyFiles {
       }),
     );
     this.#lockedItems = new Set(this.#unknown.values());
+    return graphs;
   }
 
   /** True when `realFile`, served from the item whose real folder is `realItemDir`, must answer 404. */

@@ -14,6 +14,12 @@
  * it passes to initialize() (import-server-file.ts): that thread has esbuild loaded for the
  * import graphs anyway, and esbuild's API in this thread cost about 8 MB more resident
  * memory, with a second esbuild service process on top.
+ *
+ * Dev reloads (dev-reload.ts) also send module versions over that port: an edited file,
+ * and every file that imports it on the way up to a server file, gets a version, and any
+ * import of such a file (from a `.js` file too) resolves to `<url>?v=<version>`. Node caches
+ * modules by URL, so that is a fresh instance of the edited helper and of the chain that
+ * uses it, one per version, while the files nobody edited keep their one instance.
  */
 import { readFile } from "node:fs/promises";
 import type { MessagePort } from "node:worker_threads";
@@ -29,6 +35,8 @@ type NextLoad = (url: string, context: LoadContext) => Promise<LoadResult>;
 
 /** What the registering thread answers to `{ id, file, source }`. */
 export type TransformReply = { id: number; code: string } | { id: number; error: string };
+/** Sent by the registering thread: real path → version (null: back to the unversioned instance); answered `{ acked }` once applied. */
+export type VersionUpdate = { versions: Array<[string, number | null]>; ack: number };
 
 const TS_FILE = /\.(?:ts|mts)(?:\?.*)?$/;
 const JSON_FILE = /^file:[^?#]*\.json(?:[?#].*)?$/i;
@@ -36,10 +44,20 @@ const JSON_FILE = /^file:[^?#]*\.json(?:[?#].*)?$/i;
 let port: MessagePort;
 let nextId = 0;
 const pending = new Map<number, { resolve: (code: string) => void; reject: (error: Error) => void }>();
+/** Real path → the version its imports resolve to; empty until a dev reload. */
+const versions = new Map<string, number>();
 
 export function initialize(data: { port: MessagePort }): void {
   port = data.port;
-  port.on("message", (reply: TransformReply) => {
+  port.on("message", (reply: TransformReply | VersionUpdate) => {
+    if ("versions" in reply) {
+      for (const [file, version] of reply.versions) {
+        if (version === null) versions.delete(file);
+        else versions.set(file, version);
+      }
+      port.postMessage({ acked: reply.ack });
+      return;
+    }
     const waiting = pending.get(reply.id);
     if (!waiting) return;
     pending.delete(reply.id);
@@ -62,10 +80,20 @@ function transform(file: string, source: string): Promise<string> {
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<ResolveResult> {
   const parent = context.parentURL;
-  if (parent === undefined || !parent.startsWith("file:") || !TS_FILE.test(parent)) return next(specifier, context);
+  if (parent === undefined || !parent.startsWith("file:") || !TS_FILE.test(parent)) return versioned(await next(specifier, context));
   const file = findTypeScriptImport(specifier, parent);
   const resolved = await next(file === undefined ? specifier : pathToFileURL(file).href, context);
-  return context.importAttributes?.type === undefined && JSON_FILE.test(resolved.url) ? asJsonModule(resolved, context) : resolved;
+  return versioned(context.importAttributes?.type === undefined && JSON_FILE.test(resolved.url) ? asJsonModule(resolved, context) : resolved);
+}
+
+/**
+ * The URL of the version a dev reload asked for. A URL that carries a query already was
+ * asked for by name (a server file loaded with its version, or the author's own `?x`).
+ */
+function versioned(resolved: ResolveResult): ResolveResult {
+  if (versions.size === 0 || !resolved.url.startsWith("file:") || resolved.url.includes("?")) return resolved;
+  const version = versions.get(fileURLToPath(resolved.url));
+  return version === undefined ? resolved : { ...resolved, url: `${resolved.url}?v=${version}` };
 }
 
 /**

@@ -9,7 +9,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errorOf } from "../errors/http-error.js";
 import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-contexts.js";
-import { refreshTarget } from "../discovery/dev-reload.js";
 import { CallLifetime, ClientGoneError } from "../runtime/call-lifetime.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
 import type { SessionCheck } from "../auth/session-cache.js";
@@ -17,8 +16,8 @@ import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/verifier-types.js";
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { CoreFacade } from "../core/facade.js";
-import type { Registry } from "../discovery/registry.js";
-import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
+import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
+import type { DevReload } from "../discovery/dev-reload.js";
 import type { EventListeners } from "../log/events.js";
 import type { Logger } from "../log/logger.js";
 import type { SecretMask } from "../log/mask-secrets.js";
@@ -26,7 +25,7 @@ import { checkAccess } from "./access.js";
 import { answerError, answerResult, type AnswerOptions } from "./answer.js";
 import { parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "../runtime/call.js";
-import { checkStreamMode, resolveMethod, resolveTargetItem } from "./target.js";
+import { checkStreamMode, resolveInDevMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
 import { CallSession } from "../state/call-session.js";
 import type { SessionStore } from "../state/session-store.js";
@@ -45,7 +44,8 @@ export interface RpcRouteOptions {
   events: EventListeners;
   config: Pick<ResolvedConfig, "allowedOrigins" | "trustProxy" | "rpc" | "rpcVerifiers" | "session">;
   registry: Registry;
-  serverOnlyFiles: ServerOnlyFiles;
+  /** Dev mode only: edited, new server files and new items are picked up before a call. */
+  devReload: DevReload | undefined;
   sessionChecks: SessionCheck;
   rpcVerifiers: VerifierRegistry<RpcVerifier>;
   /**
@@ -100,9 +100,14 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
     });
     try {
       if (request.method !== "POST") throw errorOf("RPC_METHOD_NOT_ALLOWED");
-      const target = resolveTargetItem(options.registry, call.kind, call.id);
-      if (options.dev && target.files.length > 0) await refreshTarget(target, options.config.rpc, options.log, options.serverOnlyFiles);
-      const entry = resolveMethod(target, call.method);
+      let target: Target;
+      let entry: MethodEntry;
+      if (options.devReload) {
+        ({ target, entry } = await resolveInDevMode(options.devReload, options.registry, call.kind, call.id, call.method));
+      } else {
+        target = resolveTargetItem(options.registry, call.kind, call.id);
+        entry = resolveMethod(target, call.method);
+      }
       // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
       // (started over by the runtime) one for the queue wait and the method.
       lifetime.startTimeout(entry.policy.timeoutMs);

@@ -3,6 +3,7 @@
  * so `toString`, `constructor`, `__proto__` or `hasOwnProperty` never resolve.
  */
 import { errorOf } from "../errors/http-error.js";
+import type { DevReload } from "../discovery/dev-reload.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 
 export function resolveTargetItem(registry: Registry, kind: string, id: string): Target {
@@ -17,6 +18,20 @@ export function resolveMethod(target: Target, method: string): MethodEntry {
   const entry = target.methods.get(method);
   if (!entry) throw errorOf("RPC_UNKNOWN_METHOD");
   return entry;
+}
+
+/**
+ * Dev mode's route → target: the target's files are brought up to date first, and a name
+ * nobody knows yet (a new item, a new server file's method) is looked for on disk before
+ * it is refused (src/discovery/dev-reload.ts).
+ */
+export async function resolveInDevMode(reload: DevReload, registry: Registry, kind: string, id: string, method: string): Promise<{ target: Target; entry: MethodEntry }> {
+  if (registry.target(kind, id) === undefined && (kind === "plugin" || kind === "module")) await reload.findNewItems();
+  const target = resolveTargetItem(registry, kind, id);
+  if (target.kind === "server") return { target, entry: resolveMethod(target, method) };
+  await reload.refresh(target);
+  if (!target.methods.has(method)) await reload.findNewFiles(target);
+  return { target, entry: resolveMethod(target, method) };
 }
 
 /** The stream header must match the method: a mismatch is refused before the method runs. */

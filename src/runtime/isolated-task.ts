@@ -5,6 +5,8 @@ export interface IsolatedTask {
   file: string;
   /** The version the main thread loaded (dev reloads), so an edit is re-imported in the worker too. */
   version: number | undefined;
+  /** Dev reloads: the versions of the helpers the main thread loaded the file with. */
+  moduleVersions: ReadonlyArray<[string, number]> | undefined;
   method: string;
   context: IsolatedContextData;
   /** `ctx.args`, serialised by `packIsolatedArgs`. */

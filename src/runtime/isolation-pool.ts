@@ -81,6 +81,7 @@ export class IsolationPool {
         {
           file: entry.file!,
           version: entry.fileVersion,
+          moduleVersions: entry.moduleVersions,
           method: entry.name,
           context: isolatedContext(invocation),
           args,

@@ -7,7 +7,7 @@
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { isHttpError } from "../errors/http-error.js";
 import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
-import { importServerFile } from "../discovery/import-server-file.js";
+import { importServerFile, setModuleVersions } from "../discovery/import-server-file.js";
 import { reapplyYoungGenerationLimit } from "../core/young-generation.js";
 import { unpackIsolatedArgs } from "./isolated-args.js";
 import { emitOverPort, type WorkerEmitter } from "./isolated-emit.js";
@@ -30,6 +30,16 @@ globalThis.APP_SERVER = createAppServerApi({
   registerProxyAuthVerifier: refuse,
   targetScope: () => targetScope,
 });
+
+/** The helper versions this worker's loader has, so that each dev reload is sent to it once. */
+const appliedVersions = new Map<string, number>();
+
+async function useModuleVersions(versions: ReadonlyArray<[string, number]>): Promise<void> {
+  const changed = versions.filter(([file, version]) => appliedVersions.get(file) !== version);
+  if (changed.length === 0) return;
+  await setModuleVersions(changed);
+  for (const [file, version] of changed) appliedVersions.set(file, version);
+}
 
 /** `ctx.session` in the worker: read-only `id` and `createdAt` as in the main thread. */
 function rebuildSession(data: IsolatedTask["context"]["sessionData"]): SessionView | null {
@@ -61,6 +71,7 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     if (abortIfPending()) return { ok: false, aborted: true };
     task.abortPort.postMessage("started");
     task.abortPort.once("message", () => controller.abort(new Error("call aborted")));
+    if (task.moduleVersions) await useModuleVersions(task.moduleVersions);
     const namespace = await importServerFile(task.file, task.version);
     const fn = namespace[task.method];
     if (typeof fn !== "function") throw new Error(`${task.file} no longer exports ${task.method}`);
