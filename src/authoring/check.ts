@@ -6,9 +6,10 @@
  */
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { CompilerOptions, Diagnostic, FormatDiagnosticsHost } from "typescript";
+import type { FormatDiagnosticsHost } from "typescript";
 import { scanRoot } from "../discovery/scan.js";
-import { loadTypeScript, type TypeScript } from "./load-typescript.js";
+import { readAppCompilerSettings } from "./app-tsconfig.js";
+import { loadTypeScript } from "./load-typescript.js";
 
 export interface CheckReport {
   /** The tsconfig.json used, or undefined for the defaults. */
@@ -22,52 +23,22 @@ export interface CheckReport {
   output: string;
 }
 
-/**
- * Without a tsconfig: strict, and resolving imports the way the server's `.ts` loader
- * does (extensionless `./x`, `./x.js` for `./x.ts`: README "Server methods"), which is
- * TypeScript's bundler resolution.
- */
-function defaultOptions(ts: TypeScript): CompilerOptions {
-  return {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.Preserve,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    strict: true,
-    noEmit: true,
-    isolatedModules: true,
-    skipLibCheck: true,
-    allowImportingTsExtensions: true,
-    resolveJsonModule: true,
-  };
-}
-
 export async function checkServerFiles(root: string, options: { pretty: boolean }): Promise<CheckReport> {
   const ts = await loadTypeScript(root);
   const items = await scanRoot(root);
   const serverFiles = items.flatMap((item) => (item.bootHook ? [item.bootHook, ...item.serverFiles] : item.serverFiles));
   const tsconfig = join(root, "tsconfig.json");
-  const configDiagnostics: Diagnostic[] = [];
-  let compilerOptions = defaultOptions(ts);
-  let used: string | undefined;
-  if (existsSync(tsconfig)) {
-    used = tsconfig;
-    const parsed = ts.getParsedCommandLineOfConfigFile(tsconfig, { noEmit: true }, {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => configDiagnostics.push(diagnostic),
-    });
-    if (parsed) {
-      compilerOptions = parsed.options;
-      // An include that matches no file is not the author's problem here: the server files are the roots.
-      configDiagnostics.push(...parsed.errors.filter((diagnostic) => diagnostic.code !== 18003));
-    }
-  }
-  compilerOptions = { ...compilerOptions, noEmit: true };
+  const used = existsSync(tsconfig) ? tsconfig : undefined;
+  const settings = readAppCompilerSettings(ts, used);
+  const compilerOptions = { ...settings.options };
   const checkJs = compilerOptions.checkJs === true;
   if (checkJs) compilerOptions.allowJs = true;
   const isJs = (file: string) => !file.endsWith(".ts");
   const roots = serverFiles.filter((file) => checkJs || !isJs(file));
-  const program = ts.createProgram(roots, compilerOptions);
-  const diagnostics = [...configDiagnostics, ...(roots.length > 0 ? ts.getPreEmitDiagnostics(program) : [])];
+  // The tsconfig's own declaration files (globals an app declares) are part of its world.
+  const ambient = settings.fileNames.filter((file) => file.endsWith(".d.ts"));
+  const program = ts.createProgram([...roots, ...ambient], compilerOptions);
+  const diagnostics = [...settings.diagnostics, ...(roots.length > 0 ? ts.getPreEmitDiagnostics(program) : [])];
   const host: FormatDiagnosticsHost = {
     getCanonicalFileName: (file) => file,
     getCurrentDirectory: () => root,
