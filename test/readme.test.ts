@@ -50,14 +50,16 @@ describe("citations a reader can follow", () => {
   // the rule themselves. (The last letter sits in a character class so that these
   // patterns do not match this file.)
   const CITATIONS = [/\bCONTRAC[T]\b/, /\bSPE[C](?:\.md\b|\s+")/, /\b[Ii]ssu[e]\s+#?\d+/];
-  const SCANNED = ["src", "test", "bench", "docs", "scripts", "assets", "demo", ".ci"];
+  const SCANNED = ["src", "test", "bench", "docs", "scripts", "assets", "demo", ".ci", "deploy"];
   const files = [
     ...SCANNED.flatMap((dir) => filesBelow(join(REPO, dir))),
-    ...["README.md", "index.js", "cluster-index.js"].map((name) => join(REPO, name)),
+    ...["README.md", "index.js", "cluster-index.js", "Dockerfile", ".dockerignore"].map((name) => join(REPO, name)),
   ];
 
-  it("scans the source, tests, docs and scripts", () => {
-    expect(files.map((file) => relative(REPO, file))).toEqual(expect.arrayContaining(["src/index.ts", "docs/proxy.md", "README.md", ".ci/run"]));
+  it("scans the source, tests, docs, scripts and deployment files", () => {
+    expect(files.map((file) => relative(REPO, file))).toEqual(
+      expect.arrayContaining(["src/index.ts", "docs/proxy.md", "README.md", ".ci/run", "Dockerfile", "deploy/kubernetes/deployment.yaml"]),
+    );
   });
 
   it("finds no citation of the design notes or of issue numbers", () => {

@@ -25,6 +25,8 @@ import { ServerRoutes } from "../discovery/server-routes.js";
 import { itemSecure } from "../config/secure-config.js";
 import { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import { StartupError } from "../errors/http-error.js";
+import { Readiness } from "../health/readiness.js";
+import { healthRoutes } from "../health/route.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import type { ClusterHooks } from "../core/cluster-hooks.js";
 import { InFlightCounter } from "../metrics/in-flight.js";
@@ -80,7 +82,10 @@ export interface AppServer {
   readonly log: Logger;
   /** Starts listening; resolves to the URL. */
   listen(): Promise<string>;
-  /** Stops accepting, lets in-flight calls finish, releases everything. */
+  /**
+   * Turns not ready and answers new requests 503 while the calls under way finish (the
+   * probes still answer), then stops listening and releases everything.
+   */
   close(): Promise<void>;
   /** The bound address once listening. */
   address(): { host: string; port: number } | null;
@@ -219,12 +224,16 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       });
     }
 
+    // Without its Redis a process answers 503 to every call that uses session data or a
+    // deployment-wide slot: it says it is not ready rather than take that traffic.
+    const readiness = new Readiness(redisState ? [{ name: "redis", ok: () => redisState.ready }] : []);
     const { app, startClosing } = createHttpApp(log, config);
     inFlight.attach(app.server);
     // Each part takes the narrow options it declares; `core` has every field they name.
     await app.register(rpcRoutes, { ...core, runtime });
     await app.register(proxyRoutes, core);
     await app.register(serverRouteHandlers, core);
+    await app.register(healthRoutes, { readiness });
     await app.register(staticRoutes, core);
     await app.register(metricsRoutes, { ...core, runtime, inFlight, cluster: options.cluster });
     await app.register(devConsoleRoutes, core);
@@ -265,6 +274,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
         }
         const bound = server.address()!;
         url = `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;
+        readiness.listening();
         // In a cluster the master prints the one ready line, once every worker listens.
         log.info({ url, dev, root }, options.cluster ? `worker ready at ${url}` : `listening on ${url}`);
         // The console's address is what a developer opens next; a cluster's master prints it once.
@@ -272,8 +282,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
         return url;
       },
       async close() {
+        readiness.draining();
         startClosing();
         try {
+          // Still listening until the answers under way are out, so that probes keep
+          // answering (ready: draining, live: ok) while load balancers take this process out
+          // of rotation; new work meanwhile answers 503 SERVICE_UNAVAILABLE.
+          await inFlight.whenIdle();
           await app.close();
           await runtime.close();
           await core.sessionStore.close();

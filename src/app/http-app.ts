@@ -14,7 +14,10 @@ import { sendError as sendHttpError } from "../http/send-error.js";
 
 export interface HttpApp {
   app: FastifyInstance;
-  /** From now on every new request is answered 503 SERVICE_UNAVAILABLE. */
+  /**
+   * From now on every new request is answered 503 SERVICE_UNAVAILABLE, but for the routes
+   * whose config says `answersWhileClosing` (the probes, src/health/route.ts).
+   */
   startClosing(): void;
 }
 
@@ -39,9 +42,11 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     schemaController: { compilersFactory: LAZY_SCHEMA_COMPILERS },
   }) as unknown as FastifyInstance;
 
-  app.addHook("onRequest", (_request, reply, done) => {
+  app.addHook("onRequest", (request, reply, done) => {
     if (!closing) return done();
+    // Every answer ends its connection, so that no keep-alive socket holds the drain open.
     reply.header("connection", "close");
+    if ((request.routeOptions.config as { answersWhileClosing?: boolean } | undefined)?.answersWhileClosing === true) return done();
     sendError(reply, "SERVICE_UNAVAILABLE");
   });
   app.setErrorHandler((error: FastifyError, _request, reply) => {

@@ -1,18 +1,19 @@
 /**
  * Graceful shutdown of one server process, shared by `index.js` and each cluster worker
- * (docs/deployment.md "Graceful shutdown"): on SIGTERM or SIGINT stop accepting
- * connections, let the calls and proxied streams under way finish within
- * `server.shutdownTimeoutMs`, release the isolation pool, exit 0.
+ * (docs/deployment.md "Graceful shutdown"): on SIGTERM or SIGINT turn not ready and answer
+ * new work 503, let the calls and proxied streams under way finish within
+ * `server.shutdownTimeoutMs` while the probes still answer, then stop listening, release
+ * the isolation pool, exit 0.
  */
 import type { AppServer } from "./create-server.js";
 
 export type CloseOutcome = "closed" | "timed-out";
 
 /**
- * `server.close()` bounded by `limitMs`. Fastify closes the idle keep-alive sockets once,
- * when closing starts; a socket whose call ends later turns idle and, left alone, would hold
- * `close()` open until the client drops it (undici keeps sockets for minutes). Sweeping idle
- * sockets until the close completes lets the process go as soon as the last answer is out.
+ * `server.close()` bounded by `limitMs`. A socket whose call ends during the drain turns
+ * idle and, left alone, would hold `close()` open until the client drops it (undici keeps
+ * sockets for minutes). Sweeping idle sockets until the close completes lets the process go
+ * as soon as the last answer is out, and sends a keep-alive client to reconnect elsewhere.
  */
 export async function closeGracefully(server: AppServer, limitMs: number): Promise<CloseOutcome> {
   const http = server.app.server;
@@ -41,7 +42,7 @@ export function stopOnSignals(server: AppServer, exit: (code: number) => void = 
     if (stopping) return;
     stopping = true;
     const limitMs = server.core.config.shutdownTimeoutMs;
-    server.log.info({ signal, limitMs }, "shutting down: no new connections, waiting for in-flight calls");
+    server.log.info({ signal, limitMs }, "shutting down: not ready, answering new requests 503, waiting for in-flight calls");
     closeGracefully(server, limitMs).then(
       (outcome) => {
         if (outcome === "timed-out") server.log.warn({ limitMs }, "in-flight calls did not finish in time; exiting");

@@ -1,6 +1,6 @@
 /**
  * `node index.js`: one process serving one app root. Start-up errors print one line and
- * exit 1; SIGTERM/SIGINT stop accepting, let in-flight calls finish (bounded by
+ * exit 1; SIGTERM/SIGINT stop taking new work, let in-flight calls finish (bounded by
  * `server.shutdownTimeoutMs`) and exit 0.
  */
 import { StartupError } from "../errors/http-error.js";

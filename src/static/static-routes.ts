@@ -1,6 +1,6 @@
 /**
  * Static serving (README "HTTP routes"): `public/`, `/plugins/<id>/…`, `/modules/<id>/…`,
- * the viewer page with its injected bootstrap, `/__app/client.js` and `/health`.
+ * the viewer page with its injected bootstrap and `/__app/client.js`.
  */
 import { readFile, realpath, stat } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
@@ -29,8 +29,6 @@ export async function staticRoutes(app: FastifyInstance, options: StaticRouteOpt
   // `serve: false`: only `reply.sendFile` (ETag, ranges, content types), never a route of its own.
   closeWhenBodyIgnored(app);
   await app.register(fastifyStatic, { root: join(options.root, "public"), serve: false, dotfiles: "deny", index: false });
-
-  app.get("/health", async (_request, reply) => reply.header("cache-control", "no-store").send({ status: "ok" }));
 
   app.get(CLIENT_SCRIPT_PATH, (_request, reply) => reply.header("cache-control", "no-cache").sendFile("client.js", CLIENT_DIR));
   app.get(`${CLIENT_SCRIPT_PATH}.map`, (_request, reply) => reply.sendFile("client.js.map", CLIENT_DIR));

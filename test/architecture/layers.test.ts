@@ -20,7 +20,7 @@ export const LAYERS: string[][] = [
   ["plugin-api"],
   ["discovery"],
   ["runtime"],
-  ["rpc", "proxy", "static", "metrics", "server-routes"],
+  ["rpc", "proxy", "static", "metrics", "health", "server-routes"],
   ["app"],
   ["authoring", "testing"],
   ["cli"],
