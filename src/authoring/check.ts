@@ -41,7 +41,8 @@ export async function checkServerFiles(root: string, options: { pretty: boolean 
   const diagnostics = [...settings.diagnostics, ...(roots.length > 0 ? ts.getPreEmitDiagnostics(program) : [])];
   const host: FormatDiagnosticsHost = {
     getCanonicalFileName: (file) => file,
-    getCurrentDirectory: () => root,
+    // File names relative to where the command runs, as tsc prints them (and editors link them).
+    getCurrentDirectory: () => process.cwd(),
     getNewLine: () => "\n",
   };
   return {

@@ -19,7 +19,13 @@ export async function loadTypeScript(root: string): Promise<TypeScript> {
       continue;
     }
     const loaded = (await import(pathToFileURL(resolved).href)) as { default?: TypeScript } & TypeScript;
-    return loaded.default ?? loaded;
+    const ts = loaded.default ?? loaded;
+    const [major = 0, minor = 0] = ts.versionMajorMinor.split(".").map(Number);
+    // `module: "preserve"`, which mirrors the server's .ts loader, came with TypeScript 5.4.
+    if (major < 5 || (major === 5 && minor < 4)) {
+      throw new ToolkitError(`TypeScript ${ts.version} (${resolved}) is too old: the author's commands need 5.4 or later ("npm install --save-dev typescript@5")`);
+    }
+    return ts;
   }
   throw new ToolkitError(`TypeScript is not installed for ${root}: run "npm install --save-dev typescript" there`);
 }

@@ -32,7 +32,7 @@ export interface Scaffolded {
 export async function scaffoldApp(target: string, options: ScaffoldOptions): Promise<Scaffolded> {
   const dir = resolve(target);
   const name = options.name ?? packageNameFrom(basename(dir));
-  if (!VALID_NAME.test(name)) throw new ToolkitError(`"${name}" is not a valid npm package name: use lowercase letters, digits, "-", "." and "_" (or pass --name)`);
+  if (!VALID_NAME.test(name) || RESERVED_NAMES.has(name)) throw new ToolkitError(`"${name}" is not a valid npm package name: use lowercase letters, digits, "-", "." and "_" (or pass --name)`);
   await refuseNonEmpty(dir);
   await mkdir(dir, { recursive: true });
   await cp(TEMPLATE, dir, { recursive: true, errorOnExist: true, force: false });
@@ -55,6 +55,8 @@ export async function scaffoldApp(target: string, options: ScaffoldOptions): Pro
 }
 
 const VALID_NAME = /^(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+/** Names npm refuses although they match the pattern. */
+const RESERVED_NAMES = new Set(["node_modules", "favicon.ico"]);
 
 /** "My Viewer App" → "my-viewer-app". */
 export function packageNameFrom(folder: string): string {
@@ -71,7 +73,7 @@ async function refuseNonEmpty(dir: string): Promise<void> {
     entries = await readdir(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") throw new ToolkitError(`${dir} is a file, not a folder`);
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") throw new ToolkitError(`${dir} is not a folder: it, or a folder on its path, is a file`);
     throw error;
   }
   const taken = entries.filter((entry) => entry !== ".git");
@@ -81,10 +83,11 @@ async function refuseNonEmpty(dir: string): Promise<void> {
 async function listFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
+    // A .git may be a folder or, in a worktree or submodule, a file: either way not ours.
+    if (entry.name === ".git") continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== ".git") out.push(...(await listFiles(path)));
-    } else out.push(path);
+    if (entry.isDirectory()) out.push(...(await listFiles(path)));
+    else out.push(path);
   }
   return out;
 }

@@ -4,6 +4,7 @@
  */
 import { relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { requireAppRoot } from "../authoring/app-root.js";
 import { checkServerFiles } from "../authoring/check.js";
 import { ToolkitError } from "../authoring/toolkit-error.js";
 import type { Command } from "./commands.js";
@@ -22,6 +23,7 @@ export const checkCommand: Command = async (argv, env) => {
     return 0;
   }
   const root = resolve(parsed.values.root ?? (env.APP_ROOT || "."));
+  if (!(await requireAppRoot(root)).hasItemFolders) process.stderr.write(`counterpart check: ${root} has no plugins/ or modules/ folder: is it the app root?\n`);
   const report = await checkServerFiles(root, { pretty: process.stdout.isTTY === true });
   if (report.output !== "") process.stdout.write(report.output + "\n");
   const config = report.tsconfig ? relative(process.cwd(), report.tsconfig) || report.tsconfig : "no tsconfig.json: strict defaults";

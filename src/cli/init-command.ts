@@ -33,7 +33,7 @@ export const initCommand: Command = async (argv) => {
       ...app.files.map((file) => `  ${file}`),
       "",
       "Next:",
-      ...(cd === "" ? [] : [`  cd ${/[^\w./-]/.test(cd) ? JSON.stringify(cd) : cd}`]),
+      ...(cd === "" ? [] : [`  cd ${shellWord(cd)}`]),
       "  npm install",
       "  npm start        # serves it on http://127.0.0.1:8080",
       "  npm test         # runs test/, the plugin's own tests",
@@ -42,3 +42,8 @@ export const initCommand: Command = async (argv) => {
   );
   return 0;
 };
+
+/** A path as one POSIX shell word: single quotes keep `$`, backquotes and spaces literal. */
+function shellWord(path: string): string {
+  return /^[\w./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+}

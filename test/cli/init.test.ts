@@ -33,6 +33,13 @@ describe("counterpart init", () => {
     const dir = mkdtempSync(join(tmpdir(), "counterpart-init-"));
     mkdirSync(join(dir, ".git"));
     expect((await runToExit(["init", dir, "--name", "ok-name"])).code).toBe(0);
+    // A worktree's .git is a file: still not the app's, and not listed as written.
+    const worktree = mkdtempSync(join(tmpdir(), "counterpart-init-"));
+    writeFileSync(join(worktree, ".git"), "gitdir: elsewhere\n");
+    const made = await runToExit(["init", worktree, "--name", "in-a-worktree"]);
+    expect(made.code).toBe(0);
+    expect(made.stdout).not.toMatch(/^\s+\.git$/m);
+    expect(made.stdout).toMatch(/^\s+\.gitignore$/m);
     const bad = await runToExit(["init", join(dir, "other"), "--name", "Not Valid"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/"Not Valid" is not a valid npm package name/);

@@ -1,0 +1,57 @@
+// README "Type-checking server files: counterpart check": a gate that cannot pass by
+// mistake (a wrong root, a tsconfig that would drop strict), and that sees what the app's
+// tsconfig sees (its declaration files).
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempApp } from "../helpers/app-root.js";
+import { REPO, runToExit } from "../helpers/process.js";
+
+const strictConfig = (extra: object = {}) => JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "preserve", moduleResolution: "bundler", types: [] }, ...extra });
+
+describe("counterpart check", () => {
+  it("refuses a root that is not a folder instead of checking nothing", async () => {
+    const result = await runToExit(["check", "--root", "/nonexistent-app-root"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^counterpart: \/nonexistent-app-root is not a folder/);
+  });
+
+  it("warns when the root has no plugins/ or modules/", async () => {
+    const result = await runToExit(["check", "--root", tempApp()]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/has no plugins\/ or modules\/ folder: is it the app root\?/);
+  });
+
+  it("reads globals from the tsconfig's declaration files", async () => {
+    const root = tempApp({
+      files: {
+        "tsconfig.json": strictConfig({ include: ["plugins", "types"] }),
+        "types/globals.d.ts": "declare const BUILD_ID: string;\n",
+        "plugins/p/p.server.ts": "export function build(): string {\n  return BUILD_ID;\n}\n",
+      },
+    });
+    const result = await runToExit(["check", "--root", root]);
+    expect(result.stdout).toContain("no errors");
+    expect(result.code).toBe(0);
+  });
+
+  it("names errors relative to where it runs, as tsc does, and exits 1", async () => {
+    const app = tempApp({ files: { "plugins/p/p.server.ts": "export function n(): number {\n  return 'x';\n}\n" } });
+    const result = await runToExit(["check", "--root", app]);
+    expect(result.code).toBe(1);
+    // runToExit runs in the repository: the file is named from there.
+    expect(result.stdout).toContain(`${relative(REPO, join(app, "plugins/p/p.server.ts"))}(2,3): error TS2322`);
+  });
+
+  it("refuses a tsconfig that only references other projects (it would check without strict)", async () => {
+    const root = tempApp({
+      files: {
+        "tsconfig.json": JSON.stringify({ files: [], references: [{ path: "./tsconfig.server.json" }] }),
+        "tsconfig.server.json": strictConfig({ compilerOptions: { composite: true, strict: true }, include: ["plugins"] }),
+        "plugins/p/p.server.ts": "export function f(x) {\n  return x;\n}\n",
+      },
+    });
+    const result = await runToExit(["check", "--root", root]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/only references other projects/);
+  });
+});
