@@ -11,6 +11,7 @@ import type { ErrorCode } from "../errors/codes.js";
 import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { sendError as sendHttpError } from "../http/send-error.js";
+import { fixedHeaders, fixedHeadersHook } from "../http/security-headers.js";
 
 export interface HttpApp {
   app: FastifyInstance;
@@ -37,11 +38,16 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     forceCloseConnections: "idle",
     // A URL Fastify cannot decode never reaches a route: answer it like any bad request.
     frameworkErrors: (_error, _request, reply) => {
+      // No hook runs for these: the headers every answer carries are set here.
+      for (const [name, value] of fixedHeaders(config.headers)) reply.raw.setHeader(name, value);
       sendError(reply, "BAD_REQUEST");
     },
     schemaController: { compilersFactory: LAZY_SCHEMA_COMPILERS },
   }) as unknown as FastifyInstance;
 
+  // First, so that every answer carries them, a shutdown's 503 too.
+  const setFixedHeaders = fixedHeadersHook(config.headers);
+  if (setFixedHeaders) app.addHook("onRequest", setFixedHeaders);
   app.addHook("onRequest", (request, reply, done) => {
     if (!closing) return done();
     // Every answer ends its connection, so that no keep-alive socket holds the drain open.
