@@ -1,6 +1,6 @@
 // README "Cross-origin viewers": CORS for the origins in server.allowedOrigins on /__rpc and
 // /proxy, preflight included, with credentials; nothing for any other origin or route.
-// The same in a browser: test/client/cross-origin.test.ts.
+// The same in a browser: cors-browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { startServer, type TestServer } from "../helpers/server.js";
