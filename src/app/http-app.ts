@@ -11,7 +11,7 @@ import type { ErrorCode } from "../errors/codes.js";
 import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { sendError as sendHttpError } from "../http/send-error.js";
-import { fixedHeaders, fixedHeadersHook } from "../http/security-headers.js";
+import { fixedHeaders } from "../http/security-headers.js";
 
 export interface HttpApp {
   app: FastifyInstance;
@@ -24,6 +24,7 @@ export interface HttpApp {
 
 export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
   let closing = false;
+  const setFixedHeaders = fixedHeaders(config.headers);
   const app = Fastify({
     loggerInstance: log,
     // Each RPC call logs its own single event; Fastify's per-request lines would double it.
@@ -39,15 +40,19 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     // A URL Fastify cannot decode never reaches a route: answer it like any bad request.
     frameworkErrors: (_error, _request, reply) => {
       // No hook runs for these: the headers every answer carries are set here.
-      for (const [name, value] of fixedHeaders(config.headers)) reply.raw.setHeader(name, value);
+      setFixedHeaders?.(reply.raw);
       sendError(reply, "BAD_REQUEST");
     },
     schemaController: { compilersFactory: LAZY_SCHEMA_COMPILERS },
   }) as unknown as FastifyInstance;
 
   // First, so that every answer carries them, a shutdown's 503 too.
-  const setFixedHeaders = fixedHeadersHook(config.headers);
-  if (setFixedHeaders) app.addHook("onRequest", setFixedHeaders);
+  if (setFixedHeaders) {
+    app.addHook("onRequest", (_request, reply, done) => {
+      setFixedHeaders(reply.raw);
+      done();
+    });
+  }
   app.addHook("onRequest", (request, reply, done) => {
     if (!closing) return done();
     // Every answer ends its connection, so that no keep-alive socket holds the drain open.
