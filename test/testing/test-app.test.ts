@@ -4,8 +4,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createXServer, type RpcTransport } from "../../dist/client/index.js";
 import { RpcCallError, startTestApp, type TestApp } from "../../dist/testing/index.js";
+import { NOT_METHOD_NAMES } from "../../dist/testing/item-proxy.js";
 import type * as Notes from "../fixtures/testing-app/plugins/notes/notes.server.js";
+import type * as Wire from "../fixtures/testing-app/plugins/wire/wire.server.js";
 import { tempApp } from "../helpers/app-root.js";
 import { TestUpstream } from "../helpers/upstream.js";
 
@@ -69,6 +72,41 @@ describe("startTestApp", () => {
     expect(await app.anonymous.plugin<typeof Notes>("notes").health()).toEqual({ ok: true });
     const answer = await app.anonymous.call("plugin", "notes", "health");
     expect([answer.status, answer.body]).toEqual([200, { result: { ok: true } }]);
+  });
+
+  it("sends an undefined input as no argument, as the browser does, so that a default parameter applies", async () => {
+    const wire = app.anonymous.plugin<typeof Wire>("wire");
+    expect(await wire.page()).toEqual({ limit: 5 });
+    expect(await wire.page(undefined)).toEqual({ limit: 5 });
+    expect(await wire.page({ limit: 2 })).toEqual({ limit: 2 });
+    const browser = browserArgs();
+    for (const input of [undefined, null, 0, "", { at: new Date(0), skipped: undefined }]) {
+      await browser.xserver.plugin.wire!.received!(input);
+      expect([input, await wire.received(input)]).toEqual([input, browser.sent.at(-1)]);
+    }
+  });
+
+  it("takes one input per call, as the browser's methods do (a second argument there is the call's options)", async () => {
+    const received = app.anonymous.plugin("wire").received as (...args: unknown[]) => Promise<unknown>;
+    await expect(received(1, 2)).rejects.toThrow(/sends one input.*client\.call\("plugin", "wire", "received", \[a, b\]\)/);
+    expect((await app.anonymous.call("plugin", "wire", "received", [1, 2])).body.result).toEqual([1, 2]);
+    // Never run: what tsc -p test/tsconfig.json must refuse.
+    const refused = () => {
+      // @ts-expect-error page takes one input
+      void app.anonymous.plugin<typeof Wire>("wire").page({ limit: 1 }, { limit: 2 });
+      // @ts-expect-error remember's input is not optional
+      void app.anonymous.plugin<typeof Notes>("notes").remember();
+    };
+    expect(typeof refused).toBe("function");
+  });
+
+  it("turns into calls exactly the names the browser's proxies do", () => {
+    const browser = browserArgs().xserver.plugin.wire as unknown as Record<string, unknown>;
+    const tested = app.anonymous.plugin("wire") as unknown as Record<string, unknown> & { $stream: Record<string, unknown> };
+    const names = [...Object.getOwnPropertyNames(Object.prototype), "then", "toJSON", "", "$stream", "page", "received"];
+    expect(names.map((name) => [name, typeof tested[name]])).toEqual(names.map((name) => [name, typeof browser[name]]));
+    expect([...NOT_METHOD_NAMES].filter((name) => tested[name] !== undefined || tested.$stream[name] !== undefined)).toEqual([]);
+    expect([...NOT_METHOD_NAMES]).toEqual(expect.arrayContaining(["then", "toJSON", "constructor", "toString"]));
   });
 
   it("answers a method's RpcError with its status, code and details", async () => {
@@ -239,3 +277,16 @@ describe("startTestApp's start", () => {
     await expect(app.viewer({ page: "/missing.html" })).rejects.toThrow(/\/missing\.html handed out no viewer session \(status 404\)/);
   });
 });
+
+/** The browser's own client, with a transport that keeps the `args` of each body it would send. */
+function browserArgs(): { xserver: ReturnType<typeof createXServer>; sent: unknown[][] } {
+  const sent: unknown[][] = [];
+  const transport = {
+    request: async (_path: string, init: { body: { args: unknown[] } }) => {
+      // As the wire carries them: the transport would send the body as JSON.
+      sent.push(JSON.parse(JSON.stringify(init.body.args)) as unknown[]);
+      return { result: null };
+    },
+  };
+  return { xserver: createXServer({ httpClient: transport as unknown as RpcTransport }), sent };
+}
