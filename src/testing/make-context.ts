@@ -13,6 +13,8 @@ import { itemSecure, frozenCopy, type SecureBlock } from "../config/secure-confi
 import { createCoreFacade } from "../core/facade.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import type { RpcContext, RpcSession } from "../plugin-api/context.js";
+import { parseRpcBody } from "../rpc/body.js";
+import { toSerialized } from "../runtime/serialized-result.js";
 import { refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
 import { fieldsOf, sessionView } from "../state/session-data.js";
 import { ensureAppServerGlobal } from "./app-server-global.js";
@@ -74,7 +76,10 @@ export interface TestContext<Config = unknown, Event = unknown> {
 
 /** What `callMethod` gives back: the result and what the method left in its `ctx`. */
 export interface MethodRun<F extends ServerMethod> {
+  /** The result as the viewer receives it: through the server's JSON (a `Date` is a string, `undefined` is null). */
   result: ResultOf<F>;
+  /** The value the method returned, before JSON. */
+  returned: ResultOf<F>;
   events: Array<EventOf<F>>;
   logs: LogLine[];
   session: RpcSession | null;
@@ -163,15 +168,37 @@ export type CallMethodArgs<F extends ServerMethod> = [] extends ArgsOf<F>
  * method threw (an `RpcError` keeps its `status`, `code` and `details`). Types come from
  * `fn`: `input` is its argument, `overrides.config` its `ctx.config`, the events its
  * `Event`. A method with more than one argument: `makeContext`, then call it yourself.
+ *
+ * The input and the result cross JSON as they would between a browser and the server,
+ * by the server's own code, so that a test passes only with values a real call carries.
  */
 export async function callMethod<F extends ServerMethod>(fn: F, ...[input, overrides = {}]: CallMethodArgs<F>): Promise<MethodRun<F>> {
+  const args = argsOverTheWire(input);
   const test = makeContext<ConfigOf<F>, EventOf<F>>({ method: fn.name || undefined, ...overrides });
   try {
-    const result = (await (input === undefined ? fn(test.ctx) : fn(test.ctx, input))) as ResultOf<F>;
-    return { result, events: test.events, logs: test.logs, session: test.session, sessionData: test.sessionData, ctx: test.ctx };
+    const returned = (await fn(test.ctx, ...args)) as ResultOf<F>;
+    // Refused as the server refuses it: RPC_BAD_RESULT, with the serialiser's error as its cause.
+    const result = JSON.parse(toSerialized(returned).json) as ResultOf<F>;
+    return { result, returned, events: test.events, logs: test.logs, session: test.session, sessionData: test.sessionData, ctx: test.ctx };
   } finally {
     test.end();
   }
+}
+
+/**
+ * The arguments the method gets for `input`: the body the browser builds (no argument for
+ * `undefined`) as JSON, read back by the server's body parser, which refuses what the
+ * server refuses (a `__proto__` key).
+ */
+function argsOverTheWire(input: unknown): unknown[] {
+  let json: string;
+  try {
+    json = JSON.stringify({ args: input === undefined ? [] : [input] });
+  } catch (error) {
+    // The browser's call would fail the same way, before sending anything.
+    throw new TypeError(`callMethod: the input is not JSON-serialisable (${(error as Error).message})`, { cause: error });
+  }
+  return parseRpcBody(Buffer.from(json)).args;
 }
 
 function madeUpSession(start: Record<string, unknown>): RpcSession {

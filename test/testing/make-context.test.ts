@@ -4,6 +4,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { RpcError } from "../../dist/index.js";
 import { callMethod, makeContext } from "../../dist/testing/index.js";
 import { health, notes, refuse, remember, reply } from "../fixtures/testing-app/plugins/notes/notes.server.js";
+import { big, page, received, when } from "../fixtures/testing-app/plugins/wire/wire.server.js";
 
 describe("callMethod", () => {
   it("calls the method with its input and config, and gives back the result", async () => {
@@ -11,6 +12,29 @@ describe("callMethod", () => {
     expect(run.result).toEqual({ count: 1 });
     expectTypeOf(run.result).toEqualTypeOf<{ count: number }>();
     expect((await callMethod(health)).result).toEqual({ ok: true });
+  });
+
+  it("hands the method its input as the server reads it from the browser's JSON", async () => {
+    const run = await callMethod((_ctx, input: { at: Date; skipped?: number; list: unknown[] }) => ({
+      type: typeof input.at,
+      skipped: Object.hasOwn(input, "skipped"),
+      list: input.list,
+    }), { at: new Date(0), skipped: undefined, list: [undefined, () => 1] });
+    expect(run.result).toEqual({ type: "string", skipped: false, list: [null, null] });
+    expect((await callMethod(page)).result).toEqual({ limit: 5 });
+    expect((await callMethod(received, undefined)).result).toEqual([]);
+    expect((await callMethod(received, null)).result).toEqual([null]);
+    await expect(callMethod(received, JSON.parse('{"__proto__": {"admin": true}}'))).rejects.toMatchObject({ status: 400, code: "RPC_BAD_REQUEST" });
+    await expect(callMethod(received, { n: 1n })).rejects.toThrow(/callMethod: the input is not JSON-serialisable/);
+  });
+
+  it("gives the result as the viewer receives it, and refuses one JSON cannot carry as the server does", async () => {
+    const run = await callMethod(when);
+    expect(run.result).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+    expect(run.returned.at).toBeInstanceOf(Date);
+    expect((await callMethod(() => undefined)).result).toBeNull();
+    const error = await callMethod(big).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 500, code: "RPC_BAD_RESULT", cause: expect.any(TypeError) });
   });
 
   it("keeps the session's data as the server would save it, and continues the session in the next call", async () => {

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createXServer, type RpcTransport } from "../../dist/client/index.js";
-import { RpcCallError, startTestApp, type TestApp } from "../../dist/testing/index.js";
+import { callMethod, RpcCallError, startTestApp, type TestApp } from "../../dist/testing/index.js";
 import { NOT_METHOD_NAMES } from "../../dist/testing/item-proxy.js";
 import type * as Notes from "../fixtures/testing-app/plugins/notes/notes.server.js";
-import type * as Wire from "../fixtures/testing-app/plugins/wire/wire.server.js";
+import * as Wire from "../fixtures/testing-app/plugins/wire/wire.server.js";
 import { tempApp } from "../helpers/app-root.js";
 import { TestUpstream } from "../helpers/upstream.js";
 
@@ -84,6 +84,19 @@ describe("startTestApp", () => {
       await browser.xserver.plugin.wire!.received!(input);
       expect([input, await wire.received(input)]).toEqual([input, browser.sent.at(-1)]);
     }
+  });
+
+  it("answers as callMethod does where JSON changes or refuses a value", async () => {
+    const wire = app.anonymous.plugin<typeof Wire>("wire");
+    expect(await wire.when()).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+    expect((await callMethod(Wire.when)).result).toEqual(await wire.when());
+    const outcome = (error: { status: number; code: string }) => [error.status, error.code];
+    const served = await wire.big().catch(outcome);
+    expect(served).toEqual([500, "RPC_BAD_RESULT"]);
+    expect(await callMethod(Wire.big).catch(outcome)).toEqual(served);
+    const poisoned = JSON.parse('{"__proto__": {"admin": true}}');
+    expect(await wire.received(poisoned).catch(outcome)).toEqual([400, "RPC_BAD_REQUEST"]);
+    expect(await callMethod(Wire.received, poisoned).catch(outcome)).toEqual([400, "RPC_BAD_REQUEST"]);
   });
 
   it("takes one input per call, as the browser's methods do (a second argument there is the call's options)", async () => {
