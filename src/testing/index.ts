@@ -27,6 +27,6 @@ export type {
 } from "./wire-types.js";
 export { RpcCallError } from "./call-error.js";
 export { callMethod, makeContext, type CallMethodArgs, type ContextOverrides, type MethodRun, type TestContext } from "./make-context.js";
-export { loadServerFile } from "./app-server-global.js";
+export { loadServerFile } from "./server-file.js";
 export type { LogFilter, LogLine } from "./log-capture.js";
 export type { ArgsOf, ConfigOf, EventOf, InputOf, ResultOf, ServerMethod } from "./method-types.js";

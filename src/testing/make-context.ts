@@ -2,9 +2,10 @@
  * A made-up `ctx` for calling one method function directly, without a server: every
  * field of `RpcContext` with a default a test can override, and what the method did to it
  * kept for the test to read (its events, log lines and session data). It follows the
- * server's rules where a method could notice them: events and session data go through
- * JSON, `id` and `createdAt` are read-only, `emit` rejects once the signal fired or the
- * method returned.
+ * server's rules where a method could notice them, so that a test cannot pass where a
+ * real call fails: the input, the result, events and session data go through JSON, `id`
+ * and `createdAt` are read-only, `emit` rejects in a buffered method and once the signal
+ * fired or the method returned.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { IncomingMessage, ServerResponse } from "node:http";
@@ -15,10 +16,11 @@ import { createLogger, type Logger } from "../log/logger.js";
 import type { RpcContext, RpcSession } from "../plugin-api/context.js";
 import { parseRpcBody } from "../rpc/body.js";
 import { toSerialized } from "../runtime/serialized-result.js";
-import { refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
+import { notStreaming, refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
 import { fieldsOf, sessionView } from "../state/session-data.js";
 import { ensureAppServerGlobal } from "./app-server-global.js";
 import { LogCapture, type LogLine } from "./log-capture.js";
+import { declaredStreaming } from "./server-file.js";
 import type { ArgsOf, ConfigOf, EventOf, InputOf, ResultOf, ServerMethod } from "./method-types.js";
 
 export interface ContextOverrides<Config = unknown> {
@@ -54,6 +56,12 @@ export interface ContextOverrides<Config = unknown> {
   req?: IncomingMessage;
   /** `ctx.res` (default: a response to `req` that goes nowhere). */
   res?: ServerResponse;
+  /**
+   * Whether the method streams (`policy.<name>.runtime.streaming`). A buffered method's
+   * `ctx.emit` rejects, as the server's does. Default false; `callMethod` reads it from the
+   * policy of a function `loadServerFile` loaded.
+   */
+  streaming?: boolean;
 }
 
 export interface TestContext<Config = unknown, Event = unknown> {
@@ -96,6 +104,7 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
   const secure = itemSecure(kind, id, frozenCopy(overrides.secure ?? {}) as SecureBlock, frozenCopy(overrides.rpcVerifiers ?? {}) as SecureBlock);
   const session = overrides.session === null ? null : madeUpSession(overrides.session ?? {});
   const signal = overrides.signal ?? new AbortController().signal;
+  const streaming = overrides.streaming ?? false;
   const events: Event[] = [];
   const capture = new LogCapture();
   let ended = false;
@@ -118,6 +127,7 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
     core: createCoreFacade({ dev: overrides.dev ?? false, secure, domain: overrides.publicOrigin ?? null }),
     signal,
     emit(value: Event): Promise<void> {
+      if (!streaming) return notStreaming();
       if (ended) return refusedEmit(new StreamEndedError());
       if (signal.aborted) return refusedEmit(signal.reason);
       let json: string;
@@ -174,7 +184,7 @@ export type CallMethodArgs<F extends ServerMethod> = [] extends ArgsOf<F>
  */
 export async function callMethod<F extends ServerMethod>(fn: F, ...[input, overrides = {}]: CallMethodArgs<F>): Promise<MethodRun<F>> {
   const args = argsOverTheWire(input);
-  const test = makeContext<ConfigOf<F>, EventOf<F>>({ method: fn.name || undefined, ...overrides });
+  const test = makeContext<ConfigOf<F>, EventOf<F>>({ method: fn.name || undefined, ...overrides, streaming: overrides.streaming ?? declaredStreaming(fn) });
   try {
     const returned = (await fn(test.ctx, ...args)) as ResultOf<F>;
     // Refused as the server refuses it: RPC_BAD_RESULT, with the serialiser's error as its cause.

@@ -99,6 +99,13 @@ describe("startTestApp", () => {
     expect(await callMethod(Wire.received, poisoned).catch(outcome)).toEqual([400, "RPC_BAD_REQUEST"]);
   });
 
+  it("fails a buffered method that awaits ctx.emit, as callMethod does", async () => {
+    const answer = await app.anonymous.call("plugin", "wire", "chatty");
+    expect([answer.status, answer.body.code]).toEqual([500, "RPC_INTERNAL_ERROR"]);
+    expect(app.logs({ reqId: answer.reqId, event: "rpc.error" }).map((line) => (line.err as { message?: string } | undefined)?.message)).toEqual(["ctx.emit works in streaming methods only (runtime.streaming: true)"]);
+    await expect(callMethod(Wire.chatty)).rejects.toThrow("ctx.emit works in streaming methods only (runtime.streaming: true)");
+  });
+
   it("takes one input per call, as the browser's methods do (a second argument there is the call's options)", async () => {
     const received = app.anonymous.plugin("wire").received as (...args: unknown[]) => Promise<unknown>;
     await expect(received(1, 2)).rejects.toThrow(/sends one input.*client\.call\("plugin", "wire", "received", \[a, b\]\)/);
