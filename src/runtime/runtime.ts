@@ -11,7 +11,7 @@
  * its session's save) really ends, even when the caller was already answered.
  */
 import type { MethodEntry } from "../discovery/registry.js";
-import { errorOf, isHttpError } from "../errors/http-error.js";
+import { isHttpError } from "../errors/http-error.js";
 import type { IsolationSettings } from "../config/schema.js";
 import { CircuitBreakers, type BreakerRegistry, type CallOutcome } from "./circuit-breaker.js";
 import { SharedCircuitBreakers } from "./shared-circuit-breaker.js";
@@ -21,7 +21,7 @@ import { runInline } from "./executor.js";
 import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
-import { SerializedResult } from "./serialized-result.js";
+import { toSerialized, type SerializedResult } from "./serialized-result.js";
 import { youngGenerationLimited } from "../core/young-generation.js";
 import type { CallSession } from "../state/call-session.js";
 import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
@@ -209,18 +209,4 @@ function saveAfterFailure(work: Promise<unknown>, session: CallSession, callEnde
 
 function isIsolated(entry: MethodEntry): boolean {
   return entry.policy.isolation === "worker" && Boolean(entry.file);
-}
-
-function toSerialized(result: unknown): SerializedResult {
-  if (result instanceof SerializedResult) return result;
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(result === undefined ? null : result);
-  } catch (error) {
-    // A result quoting a session whose store is down: the store's answer, not a bad result.
-    if (isHttpError(error)) throw error;
-    // The serialiser's message may quote the method's data: it goes to the log only.
-    throw Object.assign(errorOf("RPC_BAD_RESULT"), { cause: error });
-  }
-  return new SerializedResult(json ?? "null");
 }
