@@ -222,6 +222,55 @@ export async function wrong(): Promise<void> {
     expect(actual).toEqual(expected);
   });
 
+  it("keeps typed elements assignable to the bare AppElement, and an id chosen at run time untyped", () => {
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+import { AppElement, type RpcTarget } from "@counterpart-viewer/server/client";
+
+function register(el: AppElement): string {
+  return el.kind + "/" + el.id;
+}
+function plugins(el: AppElement<"plugin">): string {
+  return el.id;
+}
+class Chat extends AppElement<"plugin", "chat"> {
+  constructor() {
+    super({ kind: "plugin", id: "chat" });
+  }
+}
+
+export async function elements(chosen: string): Promise<void> {
+  const notes = new AppElement({ kind: "plugin", id: "notes" });
+  register(notes);
+  register(new AppElement({ kind: "module", id: "legacy" }));
+  register(new Chat());
+  plugins(notes);
+  plugins(new AppElement({ kind: "module", id: "legacy" })); // error TS2345
+  const els: AppElement[] = [notes, new Chat()];
+  els.push(notes, new AppElement({ kind: "module", id: "legacy" }));
+  const handlers: Array<(el: AppElement) => string> = [register, (el: AppElement) => el.id];
+  // Through the bare type an element is untyped, as an element of an id chosen at run time is.
+  const anything: unknown = await els[0]!.server().whatever({ any: 1 });
+  const runtime = new AppElement({ kind: "plugin", id: chosen });
+  els.push(runtime);
+  const answer: unknown = await runtime.server().anything(1);
+  const target: RpcTarget = runtime.server();
+  const handle = runtime.server().$stream.any<{ n: number }, string>();
+  for await (const event of handle.events) void (event.n satisfies number);
+  // ...and a typed one stays typed.
+  const id: number = (await notes.server().search({ q: "x" }))[0]!.id;
+  await notes.server().search({ q: 1 }); // error TS2322
+  await notes.server().whatever(); // error TS2339
+  await new Chat().server().reply({ prompt: "x" }); // error TS2339
+  new AppElement({ kind: "plugin", id: "nope" }); // error TS2322
+  void [handlers, anything, answer, target, id];
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+
   it("changes nothing for a viewer compiled without the file: any id, any method, unknown answers", () => {
     const diagnostics = compileViewer(
       root,
