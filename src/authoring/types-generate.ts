@@ -68,13 +68,14 @@ export async function generateTypes(root: string, expose: Expose, command: strin
 
 function readItem(ts: TypeScript, programs: Programs, root: string, item: FoundItem, expose: Expose, warnings: string[]) {
   const methods = new Map<string, MethodShape & { label: string }>();
+  const labelOf = (fileName: string): string => relative(root, fileName).split(sep).join("/");
   for (const file of filesOf(item)) {
-    const { program, checker, facts, writer } = programs.for(file);
+    const { program, facts, writer } = programs.for(file);
     const source = program.getSourceFile(file);
-    const label = relative(root, file).split(sep).join("/");
+    const label = labelOf(file);
     if (source === undefined) throw new ToolkitError(`${label}: TypeScript could not read this file`);
     facts.location = source;
-    const read = readFileMethods(ts, checker, writer, source, { policyOnly: expose === "policy", bootHook: file === item.bootHook, label });
+    const read = readFileMethods(ts, program, writer, source, { policyOnly: expose === "policy", bootHook: file === item.bootHook, label, labelOf });
     warnings.push(...read.warnings);
     for (const method of read.methods) {
       if (UNREACHABLE_METHOD.has(method.name)) {

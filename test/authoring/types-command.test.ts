@@ -440,3 +440,129 @@ export async function calls(): Promise<void> {
     expect(actual).toEqual(expected);
   });
 });
+
+describe("counterpart types with a policy changed after its literal", () => {
+  const root = typesAppRoot({
+    "plugins/mutated/mutated.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy: Record<string, any> = {};
+policy.chat = { runtime: { streaming: true } };
+export async function chat(ctx: RpcContext<unknown, string>): Promise<number> { return 1; }
+`,
+    "plugins/assigned/assigned.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy = { plain: {} };
+Object.assign(policy, { tick: { runtime: { streaming: true } } });
+export function plain(ctx: RpcContext): string { return ""; }
+export async function tick(ctx: RpcContext<unknown, number>): Promise<void> {}
+`,
+    "plugins/nested/nested.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy = { a: { runtime: { streaming: false } } };
+(policy.a.runtime as { streaming: boolean }).streaming = true;
+export function a(ctx: RpcContext): string { return ""; }
+`,
+    "plugins/deleted/deleted.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy: Record<string, object> = { kept: {}, gone: {} };
+delete policy["gone"];
+export function kept(ctx: RpcContext): string { return ""; }
+export function gone(ctx: RpcContext): string { return ""; }
+`,
+    "plugins/passed/passed.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+import { extend } from "./extend.js";
+export const policy = { one: {} };
+extend(policy);
+export function one(ctx: RpcContext): string { return ""; }
+export async function two(ctx: RpcContext): Promise<number> { return 2; }
+`,
+    "plugins/passed/extend.ts": `
+export function extend(policy: Record<string, unknown>): void {
+  policy.two = { runtime: { streaming: true } };
+}
+`,
+    // Changed in another file, through an import of the file that declares it.
+    "plugins/elsewhere/policy.ts": `
+export const policy: Record<string, object> = { listed: {} };
+`,
+    "plugins/elsewhere/setup.ts": `
+import { policy } from "./policy.js";
+policy.late = { runtime: { streaming: true } };
+`,
+    "plugins/elsewhere/elsewhere.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+import "./setup.js";
+export { policy } from "./policy.js";
+export function listed(ctx: RpcContext): string { return ""; }
+export async function late(ctx: RpcContext<unknown, number>): Promise<void> {}
+`,
+    // Only read: still read from its literal.
+    "plugins/read/read.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy = { tick: { runtime: { streaming: true, timeoutMs: 5_000 } }, plain: {} };
+const streams: boolean = policy.tick.runtime.streaming === true && "tick" in policy && Object.keys(policy).length > 0;
+export type Policy = typeof policy;
+const timeout = Math.max(policy.tick.runtime.timeoutMs, 1_000);
+export async function tick(ctx: RpcContext<unknown, number>): Promise<boolean> { return streams && policy.tick.runtime.streaming; }
+export function plain(ctx: RpcContext): number { return timeout; }
+`,
+  });
+  const warning = (file: string, line: number) =>
+    `counterpart types: plugins/${file}: the policy export cannot be read in full (changed or passed on at ${file.split("/")[0] === "elsewhere" ? "plugins/elsewhere/setup.ts" : `plugins/${file}`}:${line}): the methods it may name are typed both as plain and as $stream calls`;
+
+  it("types every method such a policy may name both ways, with a warning naming where it changes", async () => {
+    const run = await runTypes(["--root", root]);
+    expect(run.code).toBe(0);
+    expect(run.stderr.trim().split("\n").sort()).toEqual(
+      [
+        warning("assigned/assigned.server.ts", 4),
+        warning("deleted/deleted.server.ts", 4),
+        warning("elsewhere/elsewhere.server.ts", 3),
+        warning("mutated/mutated.server.ts", 4),
+        warning("nested/nested.server.ts", 4),
+        warning("passed/passed.server.ts", 5),
+      ].sort(),
+    );
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+export async function calls(): Promise<void> {
+  for await (const text of xserver.plugin.mutated.$stream.chat().events) void (text satisfies string);
+  const n: number = await xserver.plugin.mutated.chat();
+  for await (const tick of xserver.plugin.assigned.$stream.tick().events) void (tick satisfies number);
+  await xserver.plugin.assigned.$stream.plain().result;
+  await xserver.plugin.nested.$stream.a().result;
+  await xserver.plugin.passed.$stream.two().result;
+  await xserver.plugin.elsewhere.$stream.late().result;
+  await xserver.plugin.read.tick(); // error TS2339
+  xserver.plugin.read.$stream.plain(); // error TS2339
+  void n;
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+
+  it("with server.rpc.expose \"policy\", types every function export such a policy may list", async () => {
+    writeFiles(root, { "policy.json": JSON.stringify({ server: { rpc: { expose: "policy" } } }) });
+    const run = await runTypes(["--root", root, "--config", join(root, "policy.json")]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("plugins/mutated/mutated.server.ts: the policy export cannot be read in full (changed or passed on at plugins/mutated/mutated.server.ts:4): every exported function is typed as a method");
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+export async function calls(): Promise<void> {
+  await xserver.plugin.mutated.$stream.chat().result;
+  await xserver.plugin.assigned.$stream.tick().result;
+  await xserver.plugin.deleted.gone();
+  await xserver.plugin.passed.two();
+  await xserver.plugin.elsewhere.late();
+  await xserver.plugin.read.$stream.tick().result;
+  await xserver.plugin.read.plain();
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+});
