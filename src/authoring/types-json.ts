@@ -166,6 +166,8 @@ export class JsonTypeWriter {
     const toJSON = this.#facts.toJSON(type);
     if (toJSON !== undefined) return direction === "output" ? this.#write(toJSON, direction, depth + 1) : UNKNOWN;
     if (this.#facts.opaque(type)) return UNKNOWN;
+    // The browser may send such a class's fields as declared: it is the result that no declaration describes.
+    if (direction === "output" && this.#facts.extendsOpaque(type)) return UNKNOWN;
     const named = this.#namedReference(type, direction);
     if (named !== undefined) return named;
     return this.#guarded(type, depth, () => this.#objectLiteral(type, direction, depth + 1));

@@ -9,6 +9,7 @@ import { expectErrorsWhereMarked, runTypes, typesAppRoot } from "../helpers/view
 
 const TYPES = `
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type ErrorLike = { code: string; name: string; message: string; stack?: string; cause?: unknown };
 export enum Color { Red = "red", Green = "green" }
 export enum Level { Low, High }
 export interface Tag { readonly name: string; note?: string }
@@ -21,6 +22,14 @@ export class Person {
   get upper(): string { return this.name.toUpperCase(); }
   greet(): string { return "hi"; }
 }
+export class AppError extends Error {
+  constructor(public readonly code: string) { super(code); }
+}
+export class NotFound extends AppError { path = "/"; }
+export class Bag extends Map<string, number> { label = "x"; }
+export class Base { a = 1; }
+export class Derived extends Base { b = "x"; }
+export interface ErrorLike extends Error { code: string }
 export class Money {
   constructor(readonly cents: number) {}
   toJSON(): { amount: string; currency: "EUR" } { return { amount: String(this.cents / 100), currency: "EUR" }; }
@@ -29,7 +38,7 @@ export class Money {
 
 const WIRE = `
 import type { MethodPolicy, RpcContext } from "@counterpart-viewer/server";
-import type { Color, Json, Level, Money, Page, Person, Tag } from "./types.js";
+import type { AppError, Bag, Color, Derived, ErrorLike, Json, Level, Money, NotFound, Page, Person, Tag } from "./types.js";
 
 export const policy: Record<string, MethodPolicy> = { ticks: { runtime: { streaming: true } } };
 
@@ -47,6 +56,7 @@ export function optional(ctx: RpcContext): string | undefined { return undefined
 export function bigints(ctx: RpcContext): { id: bigint | string; n: number } { return null!; }
 export function bigint(ctx: RpcContext): bigint { return 1n; }
 export function opaque(ctx: RpcContext): { map: Map<string, number>; set: Set<number>; error: Error; bytes: Uint8Array } { return null!; }
+export function extended(ctx: RpcContext, input: AppError): { error: AppError; notFound: NotFound; bag: Bag; derived: Derived; like: ErrorLike } { return null!; }
 export function custom(ctx: RpcContext): { price: Money; at: Date } { return null!; }
 export function enums(ctx: RpcContext, input: { color: Color; level: Level }): Color { return input.color; }
 export function records(ctx: RpcContext): { byKey: Record<string, Date>; fixed: Record<"a" | "b", number>; partial: Partial<Tag> } { return null!; }
@@ -96,6 +106,10 @@ export const rules: true[] = [
   true as Equal<Out<"bigint">, never>,
   // Library classes are not what their declarations say once stringified.
   true as Equal<Out<"opaque">, { map: unknown; set: unknown; error: unknown; bytes: unknown }>,
+  // So is a class of the app's that extends one: an Error's message and stack are not enumerable, a Map's size is a getter.
+  // One that extends only the app's classes has their fields, and an interface that extends a library's is what it says.
+  true as Equal<Out<"extended">, { error: unknown; notFound: unknown; bag: unknown; derived: { a: number; b: string }; like: ErrorLike }>,
+  true as Equal<In<"extended">[0]["code"], string>,
   // toJSON() decides: Date is a string, a class of the app's is what its toJSON returns.
   true as Equal<Out<"custom">, { price: { amount: string; currency: "EUR" }; at: string }>,
   // Enums are their values.
@@ -116,6 +130,7 @@ export const rules: true[] = [
 ];
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type ErrorLike = { code: string; name: string; message: string; stack?: string; cause?: unknown };
 
 export async function inputs(): Promise<void> {
   await xserver.plugin.wire.maybeInput();
