@@ -4,8 +4,10 @@
  * for the method to get what it declares. Each rule is a type equality the viewer's tsc
  * checks, so a rule written wrong fails its line.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectErrorsWhereMarked, runTypes, typesAppRoot } from "../helpers/viewer-types.js";
+import { expectErrorsWhereMarked, runTypes, TYPES_FILE, typesAppRoot } from "../helpers/viewer-types.js";
 
 const TYPES = `
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -65,6 +67,7 @@ export function json(ctx: RpcContext, input: Json): Json { return input; }
 export function pages(ctx: RpcContext): Page<Tag> { return null!; }
 export function generic<T extends string>(ctx: RpcContext, input: T): { echoed: T } { return { echoed: input }; }
 export function dated(ctx: RpcContext, input: { when: Date; label: string }): string { return input.label; }
+export function lists(ctx: RpcContext, input: { holes: (string | undefined)[]; pair: [a: string, b?: number]; maybe: [string | undefined]; rest: [string, ...(number | undefined)[]]; gone: undefined[] }): number { return 0; }
 export function maybeInput(ctx: RpcContext, input?: { q: string }): number { return 0; }
 export function unionInput(ctx: RpcContext, input: string | undefined): number { return 0; }
 export function twoArgs(ctx: RpcContext, first: { a: number }, second: string): number { return 0; }
@@ -82,6 +85,12 @@ describe("counterpart types: the JSON rules", () => {
     const run = await runTypes(["--root", root]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
+  });
+
+  it("leaves undefined out of an input's array and tuple elements: the browser's JSON.stringify sends it as null", () => {
+    const text = readFileSync(join(root, TYPES_FILE), "utf8");
+    // Compared as text: a viewer's tsc takes \`[string, number?]\` and \`[string, (number | undefined)?]\` as one type.
+    expect(text).toContain("lists(input: { holes: string[]; pair: [string, number?]; maybe: [string]; rest: [string, ...number[]]; gone: never[] }, callOptions?: RpcCallOptions): Promise<number>;");
   });
 
   it("types results, events and inputs as they cross JSON", () => {
