@@ -26,11 +26,12 @@ export interface GeneratedTypes {
 
 /**
  * The names the client's Proxies never turn into calls (src/client/rpc-proxy.ts, which the
- * server side may not import): an id or method with one of them is reached only through
- * `xserver.call`, so it gets no typed entry. A method may not be called `$stream` either:
- * that name is the streaming scope.
+ * server side may not import; test/architecture/not-method-names.test.ts keeps the copies
+ * equal): an id or method with one of them is reached only through `xserver.call`, so it
+ * gets no typed entry. A method may not be called `$stream` either: that name is the
+ * streaming scope.
  */
-const UNREACHABLE_ID = new Set([
+export const NOT_METHOD_NAMES: ReadonlySet<string> = new Set([
   "then",
   "toJSON",
   "constructor",
@@ -46,7 +47,7 @@ const UNREACHABLE_ID = new Set([
   "__lookupGetter__",
   "__lookupSetter__",
 ]);
-const UNREACHABLE_METHOD = new Set([...UNREACHABLE_ID, "$stream"]);
+const UNREACHABLE_METHOD: ReadonlySet<string> = new Set([...NOT_METHOD_NAMES, "$stream"]);
 
 export async function generateTypes(root: string, expose: Expose, command: string): Promise<GeneratedTypes> {
   const ts = await loadTypeScript(root);
@@ -57,7 +58,7 @@ export async function generateTypes(root: string, expose: Expose, command: strin
   programs.announce(found.flatMap(filesOf));
   const items: ItemTypes[] = [];
   for (const item of sortItems(found)) {
-    if (UNREACHABLE_ID.has(item.id)) {
+    if (NOT_METHOD_NAMES.has(item.id)) {
       warnings.push(`${item.kind} "${item.id}": the browser's xserver.${item.kind} cannot reach this id by name; call it with xserver.call`);
       continue;
     }
