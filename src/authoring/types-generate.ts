@@ -8,6 +8,7 @@
 import { dirname, relative, sep } from "node:path";
 import type * as TS from "typescript";
 import { scanRoot, type FoundItem } from "../discovery/scan.js";
+import { readAppCompilerSettings } from "./app-tsconfig.js";
 import { loadTypeScript, type TypeScript } from "./load-typescript.js";
 import { ToolkitError } from "./toolkit-error.js";
 import { TypeFacts } from "./types-facts.js";
@@ -123,7 +124,8 @@ class Programs {
     const config = this.#ts.findConfigFile(dirname(file), this.#ts.sys.fileExists) ?? "";
     let built = this.#built.get(config);
     if (built === undefined) {
-      const program = this.#ts.createProgram(this.#files.get(config) ?? [file], this.#options(config));
+      const { options, ambient } = this.#settings(config);
+      const program = this.#ts.createProgram([...(this.#files.get(config) ?? [file]), ...ambient], options);
       const checker = program.getTypeChecker();
       // The compiler's file names use forward slashes on every platform.
       const root = this.#root.split(sep).join("/") + "/";
@@ -137,36 +139,39 @@ class Programs {
     return built;
   }
 
-  #options(config: string): TS.CompilerOptions {
+  /**
+   * The settings `check` reads (app-tsconfig.ts), so that the two commands see one app,
+   * with the tsconfig's own `.d.ts` files: a global the app declares there is a type, not
+   * an error that would be written `unknown`.
+   */
+  #settings(config: string): { options: TS.CompilerOptions; ambient: string[] } {
     const ts = this.#ts;
-    let options: TS.CompilerOptions = {};
-    if (config !== "") {
-      const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, {
-        ...ts.sys,
-        onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-          throw new ToolkitError(`${config}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")}`);
-        },
-      });
-      options = parsed?.options ?? {};
-    }
+    const settings = readAppCompilerSettings(ts, config === "" ? undefined : config);
+    const error = settings.diagnostics.find((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error);
+    // Types written from settings the tsconfig did not mean would be wrong without a word.
+    if (error !== undefined) throw new ToolkitError(`${config}: ${ts.flattenDiagnosticMessageText(error.messageText, " ")}`);
+    const options = settings.options;
     // The app's paths, baseUrl, lib and types, read the way the server loads files: .ts
     // imports as a bundler resolves them, .js files allowed, and strict null checks so
     // that `undefined` and `null` are in the types at all.
     return {
-      ...options,
-      noEmit: true,
-      allowJs: true,
-      checkJs: false,
-      strictNullChecks: true,
-      skipLibCheck: true,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      allowImportingTsExtensions: true,
-      resolveJsonModule: true,
-      target: options.target ?? ts.ScriptTarget.ES2022,
-      composite: false,
-      incremental: false,
-      declaration: false,
+      options: {
+        ...options,
+        noEmit: true,
+        allowJs: true,
+        checkJs: false,
+        strictNullChecks: true,
+        skipLibCheck: true,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        allowImportingTsExtensions: true,
+        resolveJsonModule: true,
+        target: options.target ?? ts.ScriptTarget.ES2022,
+        composite: false,
+        incremental: false,
+        declaration: false,
+      },
+      ambient: settings.fileNames.filter((name) => name.endsWith(".d.ts")),
     };
   }
 }

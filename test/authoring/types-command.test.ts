@@ -566,3 +566,46 @@ export async function calls(): Promise<void> {
     expect(actual).toEqual(expected);
   });
 });
+
+describe("counterpart types with the app's tsconfig.json", () => {
+  const root = typesAppRoot({
+    "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ["plugins", "types"] }),
+    // A global the app declares for its server files, with no import.
+    "types/meter.d.ts": "interface MeterReading { value: number; unit: \"kWh\" | \"W\" }\n",
+    "plugins/meter/meter.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export function read(ctx: RpcContext, input: { id: string }): MeterReading { return { value: 1, unit: "W" }; }
+`,
+  });
+
+  it("counts its ambient .d.ts files, so that a global the app declares is typed", async () => {
+    const run = await runTypes(["--root", root]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+export async function calls(): Promise<void> {
+  const reading = await xserver.plugin.meter.read({ id: "m1" });
+  const value: number = reading.value;
+  const unit: "kWh" | "W" = reading.unit;
+  const wrong: string = reading.value; // error TS2322
+  void [value, unit, wrong];
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+
+  const solution = typesAppRoot({
+    "tsconfig.json": JSON.stringify({ files: [], references: [{ path: "./tsconfig.server.json" }] }),
+    "tsconfig.server.json": JSON.stringify({ compilerOptions: { composite: true }, include: ["plugins"] }),
+    "plugins/p/p.server.ts": "export function ok(): number { return 1; }\n",
+  });
+
+  it("refuses a tsconfig.json that only references other projects, as check does", async () => {
+    const run = await runTypes(["--root", solution]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toMatch(/^counterpart: .*tsconfig\.json only references other projects; give the server files a tsconfig of their own/);
+  });
+});
