@@ -352,6 +352,25 @@ export async function calls(): Promise<void> {
     expect(actual).toEqual(expected);
   });
 
+  it("takes the root from APP_ROOT and the config from APP_CONFIG, as the server does; the flags win", async () => {
+    writeFiles(root, { "deploy.json": JSON.stringify({ server: { rpc: { expose: "policy" } } }), "exports.json": "{}" });
+    const policyOnly = `
+export async function calls(): Promise<void> {
+  await xserver.plugin.p.listed();
+  await xserver.plugin.p.helper(); // error TS2339
+}
+`;
+    const byEnv = await runTypes([], { APP_ROOT: root, APP_CONFIG: join(root, "deploy.json") });
+    expect(byEnv.stderr).toBe("");
+    expect(byEnv.code).toBe(0);
+    const typed = expectErrorsWhereMarked(root, policyOnly);
+    expect(typed.actual).toEqual(typed.expected);
+
+    const byFlags = await runTypes(["--root", root, "--config", join(root, "exports.json")], { APP_ROOT: join(root, "nope"), APP_CONFIG: join(root, "deploy.json") });
+    expect(byFlags.code).toBe(0);
+    expect(compileViewer(root, "export const n: Promise<number> = xserver.plugin.p.helper();\n")).toEqual([]);
+  });
+
   it("types every function export with the default expose, the boot hook still by its policy", async () => {
     const run = await runTypes(["--root", root], { EXPOSE: "exports" });
     expect(run.code).toBe(0);
@@ -377,7 +396,10 @@ describe("counterpart types failures", () => {
 
   const cases: Array<[string, () => string[], Record<string, string>, RegExp]> = [
     ["a method two files export", () => ["--root", root], {}, /^counterpart: plugin twice: method "same" is exported by both plugins\/twice\/a\.server\.ts and plugins\/twice\/b\.server\.ts$/],
-    ["an app root that is not there", () => ["--root", join(root, "missing")], {}, /^counterpart: the app root .*missing is not a folder$/],
+    ["an app root that is not there", () => ["--root", join(root, "missing")], {}, /^counterpart: .*missing is not a folder: pass the app root with --root$/],
+    ["an app root that is a file", () => ["--root", join(root, "plugins/twice/a.server.ts")], {}, /^counterpart: .*a\.server\.ts is not a folder: pass the app root with --root$/],
+    ["an APP_ROOT that is not there", () => [], { APP_ROOT: join(root, "missing") }, /^counterpart: .*missing is not a folder: pass the app root with --root$/],
+    ["an APP_CONFIG that is not there", () => ["--root", root], { APP_CONFIG: join(root, "nope.json") }, /^counterpart: cannot read config file .*nope\.json: ENOENT$/],
     ["an unknown flag", () => ["--root", root, "--watch"], {}, /^counterpart: Unknown option '--watch'/],
     ["a config file that is not there", () => ["--root", root, "--config", join(root, "nope.json")], {}, /^counterpart: cannot read config file .*nope\.json: ENOENT$/],
   ];
@@ -390,6 +412,15 @@ describe("counterpart types failures", () => {
       expect(existsSync(join(root, TYPES_FILE))).toBe(false);
     });
   }
+
+  it("warns when the root has no plugins/ or modules/, and writes a file without items", async () => {
+    const empty = join(root, "public");
+    writeFiles(root, { "public/index.html": "<!doctype html>\n" });
+    const run = await runTypes(["--root", empty]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(`counterpart types: ${empty} has no plugins/ or modules/ folder: is it the app root?\n`);
+    expect(run.stdout).toMatch(/: 0 plugins, 0 modules, 0 methods/);
+  });
 
   it("exits 1 for a server.rpc.expose it does not know", async () => {
     writeFiles(root, { "custom.json": JSON.stringify({ server: { rpc: { expose: "all" } } }) });
