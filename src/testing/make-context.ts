@@ -15,6 +15,7 @@ import { createLogger, type Logger } from "../log/logger.js";
 import type { RpcContext, RpcSession } from "../plugin-api/context.js";
 import { refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
 import { fieldsOf, sessionView } from "../state/session-data.js";
+import { randomSpanId, randomTraceId, traceContextOf, type TraceContext } from "../tracing/trace-context.js";
 import { ensureAppServerGlobal } from "./app-server-global.js";
 import { LogCapture, type LogLine } from "./log-capture.js";
 import type { ArgsOf, ConfigOf, EventOf, InputOf, ResultOf, ServerMethod } from "./method-types.js";
@@ -44,6 +45,8 @@ export interface ContextOverrides<Config = unknown> {
   viewerId?: string;
   contextId?: string;
   requestId?: string;
+  /** `ctx.trace` (default: a trace of its own, not sampled). */
+  trace?: TraceContext;
   /** `ctx.core.server.devMode` and `APP_SERVER.isDevMode(ctx)` (default false). */
   dev?: boolean;
   /** `ctx.core.client.domain` (default `""`). */
@@ -108,6 +111,7 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
     itemId: id,
     method,
     requestId,
+    trace: overrides.trace ?? traceContextOf(randomTraceId(), randomSpanId(), 0),
     config: (overrides.config ?? {}) as Config,
     secure,
     core: createCoreFacade({ dev: overrides.dev ?? false, secure, domain: overrides.publicOrigin ?? null }),
