@@ -59,7 +59,7 @@ export async function metricsRoutes(app: FastifyInstance, options: MetricsRouteO
     try {
       body = cluster ? await cluster.clusterMetrics() : await metrics.registry.metrics();
     } catch (error) {
-      request.log.warn({ err: error }, "metrics: could not gather the cluster's series");
+      request.log.warn({ reqId: request.id, err: error }, "metrics: could not gather the cluster's series");
       return sendError(reply, errorOf("METRICS_UNAVAILABLE"));
     }
     return reply.header("cache-control", "no-store").type(metrics.registry.contentType).send(body);

@@ -6,6 +6,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { requestProtocol } from "../auth/origin.js";
+import type { TraceContext } from "../tracing/trace-context.js";
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"]);
 
@@ -77,6 +78,18 @@ export function upstreamRequestHeaders(req: IncomingMessage, options: ForwardedI
   return out;
 }
 
+/**
+ * This request's id and a `traceparent` whose parent is the proxy's own span go upstream in
+ * place of what the client sent: a malformed id or header the client sent never does, and
+ * the upstream's spans join the trace under this hop. Static headers and verifiers come after.
+ */
+export function applyTraceHeaders(headers: Record<string, string>, requestId: string, trace: TraceContext): void {
+  headers["x-request-id"] = requestId;
+  headers.traceparent = trace.traceparent;
+  if (trace.tracestate === undefined) delete headers.tracestate;
+  else headers.tracestate = trace.tracestate;
+}
+
 /** Static headers win over any header of the same name, whatever its case. */
 export function applyStaticHeaders(headers: Record<string, string>, staticHeaders: ReadonlyArray<readonly [string, string]>): void {
   if (staticHeaders.length === 0) return;
@@ -85,12 +98,15 @@ export function applyStaticHeaders(headers: Record<string, string>, staticHeader
   for (const [name, value] of staticHeaders) headers[name] = value;
 }
 
-/** The upstream's answer headers as sent to the client. */
+/**
+ * The upstream's answer headers as sent to the client. The answer carries this server's
+ * `X-Request-Id` (set on the response before forwarding), not one the upstream chose.
+ */
 export function clientResponseHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = Object.create(null);
   for (const name in headers) {
-    if (isHopByHop(name) || name === "set-cookie" || named?.has(name)) continue;
+    if (isHopByHop(name) || name === "set-cookie" || name === "x-request-id" || named?.has(name)) continue;
     const value = headers[name];
     if (value !== undefined) out[name] = value;
   }

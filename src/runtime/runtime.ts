@@ -137,6 +137,10 @@ export class RpcRuntime {
 
   #execute(invocation: Invocation, isolatedArgs: Uint8Array | null): Promise<unknown> {
     if (isolatedArgs) return this.#isolationPool().then((pool) => pool.run(invocation, isolatedArgs));
+    const { trace } = invocation.call;
+    // Under an SDK, spans the method's own code makes (an instrumented fetch) are the call's
+    // children, and follow its sampling decision.
+    if (trace.hasSpan) return trace.run(() => runInline(invocation.entry, inlineContext(invocation), invocation.args));
     return runInline(invocation.entry, inlineContext(invocation), invocation.args);
   }
 

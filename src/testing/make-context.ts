@@ -18,6 +18,7 @@ import { parseRpcBody } from "../rpc/body.js";
 import { toSerialized } from "../runtime/serialized-result.js";
 import { notStreaming, refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
 import { fieldsOf, sessionView } from "../state/session-data.js";
+import { randomSpanId, randomTraceId, traceContextOf, type TraceContext } from "../tracing/trace-context.js";
 import { ensureAppServerGlobal } from "./app-server-global.js";
 import { LogCapture, type LogLine } from "./log-capture.js";
 import { declaredStreaming } from "./server-file.js";
@@ -48,6 +49,8 @@ export interface ContextOverrides<Config = unknown> {
   viewerId?: string;
   contextId?: string;
   requestId?: string;
+  /** `ctx.trace` (default: a trace of its own, not sampled). */
+  trace?: TraceContext;
   /** `ctx.core.server.devMode` and `APP_SERVER.isDevMode(ctx)` (default false). */
   dev?: boolean;
   /** `ctx.core.client.domain` (default `""`). */
@@ -122,6 +125,7 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
     itemId: id,
     method,
     requestId,
+    trace: overrides.trace ?? traceContextOf(randomTraceId(), randomSpanId(), 0),
     config: (overrides.config ?? {}) as Config,
     secure,
     core: createCoreFacade({ dev: overrides.dev ?? false, secure, domain: overrides.publicOrigin ?? null }),
