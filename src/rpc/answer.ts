@@ -123,7 +123,7 @@ function logEvent(
   else if (event === "rpc.complete") log.info(fields, event);
   else log.warn(fields, event);
   if (listeners.length === 0) return;
-  const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs };
+  const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs, events: stream?.events, bytes: stream?.bytes };
   for (const listener of listeners) listener(record);
 }
 
