@@ -127,7 +127,7 @@ function logEvent(
   else log.warn(fields, event);
   endRpcSpan(call, status, code);
   if (listeners.length === 0) return;
-  const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs };
+  const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs, events: stream?.events, bytes: stream?.bytes };
   for (const listener of listeners) listener(record);
 }
 

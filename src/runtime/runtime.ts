@@ -13,7 +13,7 @@
 import type { MethodEntry } from "../discovery/registry.js";
 import { isHttpError } from "../errors/http-error.js";
 import type { IsolationSettings } from "../config/schema.js";
-import { CircuitBreakers, type BreakerRegistry, type CallOutcome } from "./circuit-breaker.js";
+import { CircuitBreakers, type BreakerRegistry, type BreakerTransition, type CallOutcome } from "./circuit-breaker.js";
 import { SharedCircuitBreakers } from "./shared-circuit-breaker.js";
 import { ConcurrencyLimiters, type ConcurrencyLimiter } from "./concurrency.js";
 import { CallTimeoutError, ClientGoneError } from "./call-lifetime.js";
@@ -23,6 +23,7 @@ import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
 import { toSerialized, type SerializedResult } from "./serialized-result.js";
 import { youngGenerationLimited } from "../core/young-generation.js";
+import { CountSeries, type CountCell } from "../core/series.js";
 import type { CallSession } from "../state/call-session.js";
 import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
 
@@ -45,6 +46,8 @@ export class RpcRuntime {
   readonly #options: RuntimeOptions;
   readonly #breakers: BreakerRegistry;
   readonly #limiters = new ConcurrencyLimiters();
+  /** Streams admitted, by method: the gateway sees only how each one ended. */
+  readonly #streamsStarted = new CountSeries(["kind", "id", "method"]);
   #pool: Promise<IsolationPool> | null = null;
   #poolStatus: IsolationPool | null = null;
 
@@ -106,7 +109,10 @@ export class RpcRuntime {
       lifetime.throwIfEnded();
       call.phase = "run";
       // Admitted: a streaming answer's headers go out now, before the method's first event.
-      invocation.stream?.open();
+      if (invocation.stream) {
+        invocation.stream.open();
+        this.#streamsStarted.cell([entry.kind, entry.id, entry.name]).value += 1;
+      }
       work = this.#execute(invocation, isolatedArgs);
       const value = await lifetime.race(work);
       // The session's data is saved before the answer, under the call's timeout and slot.
@@ -166,6 +172,16 @@ export class RpcRuntime {
       queues: this.#limiters.status(),
       isolation: this.#poolStatus?.status() ?? null,
     };
+  }
+
+  /** Streams admitted so far, by method (for metrics). */
+  streamsStarted(): Iterable<CountCell> {
+    return this.#streamsStarted.cells();
+  }
+
+  /** Every breaker's moves between states so far (for metrics). */
+  breakerTransitions(): BreakerTransition[] {
+    return this.#breakers.transitions();
   }
 
   async close(): Promise<void> {
