@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, then a
-// summary of every target with its measured value. `node bench/run.mjs rpc refusals slots stream proxy memory`
+// summary of every target with its measured value. `node bench/run.mjs rpc refusals headers static slots stream proxy memory`
 // runs only the named sections. Servers run pinned to one core, this process (the load
 // generator) to another (lib.mjs, pinning()); without taskset or a second CPU it warns and
 // runs unpinned.
@@ -16,11 +16,15 @@ import { benchRpc } from "./rpc.mjs";
 import { benchRuntime } from "./runtime.mjs";
 import { benchSlots } from "./slots.mjs";
 import { benchStream } from "./stream.mjs";
+import { benchHeaders } from "./headers.mjs";
+import { benchStatic } from "./static.mjs";
 import { benchSession } from "./session.mjs";
 
 const sections = {
   rpc: benchRpc,
   refusals: benchRefusals,
+  headers: benchHeaders,
+  static: benchStatic,
   runtime: benchRuntime,
   slots: benchSlots,
   stream: benchStream,

@@ -27,6 +27,7 @@ import { ServerOnlyFiles } from "../discovery/server-only-files.js";
 import { StartupError } from "../errors/http-error.js";
 import { Readiness } from "../health/readiness.js";
 import { healthRoutes } from "../health/route.js";
+import { answerCors } from "../http/cors.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import type { ClusterHooks } from "../core/cluster-hooks.js";
 import { InFlightCounter } from "../metrics/in-flight.js";
@@ -34,7 +35,7 @@ import { metricsRoutes } from "../metrics/route.js";
 import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
 import { createCoreFacade } from "../core/facade.js";
 import { checkProxyConfig } from "../proxy/check-config.js";
-import { proxyRoutes } from "../proxy/route.js";
+import { PROXY_METHODS, proxyRoutes } from "../proxy/route.js";
 import { rpcRoutes } from "../rpc/route.js";
 import { addDevServerTargets } from "../rpc/server-methods.js";
 import { MemorySessionStore } from "../state/memory-session-store.js";
@@ -233,8 +234,15 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const { app, startClosing } = createHttpApp(log, config);
     inFlight.attach(app.server);
     // Each part takes the narrow options it declares; `core` has every field they name.
-    await app.register(rpcRoutes, { ...core, runtime });
-    await app.register(proxyRoutes, core);
+    // CORS for `server.allowedOrigins` on these two only: every other route is for this origin.
+    await app.register(async (scope) => {
+      answerCors(scope, { allowedOrigins: config.allowedOrigins, methods: ["POST"] });
+      await scope.register(rpcRoutes, { ...core, runtime });
+    });
+    await app.register(async (scope) => {
+      answerCors(scope, { allowedOrigins: config.allowedOrigins, methods: PROXY_METHODS });
+      await scope.register(proxyRoutes, core);
+    });
     await app.register(serverRouteHandlers, core);
     await app.register(healthRoutes, { readiness });
     await app.register(staticRoutes, core);

@@ -11,6 +11,7 @@ import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { sendError as sendHttpError } from "../http/send-error.js";
 import { requestIdFor } from "../tracing/request-id.js";
+import { fixedHeaders, fixedHeadersHook } from "../http/security-headers.js";
 
 export interface HttpApp {
   app: FastifyInstance;
@@ -38,12 +39,17 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     forceCloseConnections: "idle",
     // A URL Fastify cannot decode never reaches a route: answer it like any bad request.
     frameworkErrors: (_error, request, reply) => {
+      // No hook runs for these: the headers every answer carries are set here.
       reply.raw.setHeader("x-request-id", request.id);
+      for (const [name, value] of fixedHeaders(config.headers)) reply.raw.setHeader(name, value);
       sendError(reply, "BAD_REQUEST");
     },
     schemaController: { compilersFactory: LAZY_SCHEMA_COMPILERS },
   }) as unknown as FastifyInstance;
 
+  // First, so that every answer carries them, a shutdown's 503 too.
+  const setFixedHeaders = fixedHeadersHook(config.headers);
+  if (setFixedHeaders) app.addHook("onRequest", setFixedHeaders);
   app.addHook("onRequest", (request, reply, done) => {
     // On the raw response, so that answers written past Fastify (the proxy, streams) carry it too.
     reply.raw.setHeader("x-request-id", request.id);

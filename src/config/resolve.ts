@@ -4,7 +4,7 @@
  * lookup of `__proto__` or `toString` can never reach an inherited property.
  */
 import { StartupError } from "../errors/http-error.js";
-import type { AppConfigFile, IsolationSettings, JwtSettings, ProxyConfig, VerifierContext } from "./schema.js";
+import type { AppConfigFile, HeadersConfig, IsolationSettings, JwtSettings, ProxyConfig, VerifierContext } from "./schema.js";
 import { frozenCopy, secretLookingValues } from "./secure-config.js";
 
 export interface RpcSettings {
@@ -36,6 +36,28 @@ export interface RedisSettings {
   leaseMs: number;
 }
 
+/** `server.headers`, with the defaults filled in (README "Configuration"). */
+export interface HeaderSettings {
+  noSniff: boolean;
+  referrerPolicy: string | false;
+  /** The pages' policy before its per-response nonce; null: pages carry no CSP. */
+  contentSecurityPolicy: { directives: ReadonlyMap<string, readonly string[]>; reportOnly: boolean } | null;
+}
+
+/**
+ * The pages' CSP unless configured otherwise. It restricts what an injected script needs —
+ * running (script-src: this origin's files and the response's nonce), plugins (object-src),
+ * rewriting relative URLs (base-uri) — and who may frame the page, and leaves images,
+ * styles and connections alone: a viewer loads tiles and data from other hosts, and which
+ * ones only its deployer knows.
+ */
+export const DEFAULT_CSP_DIRECTIVES: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["script-src", ["'self'"]],
+  ["object-src", ["'none'"]],
+  ["base-uri", ["'self'"]],
+  ["frame-ancestors", ["'self'"]],
+];
+
 export interface ResolvedConfig {
   allowedOrigins: ReadonlySet<string>;
   trustProxy: boolean;
@@ -59,6 +81,7 @@ export interface ResolvedConfig {
   jwt: JwtSettings;
   outbound: { allow: readonly string[]; timeoutMs: number };
   metrics: { enabled: boolean; token: string | undefined };
+  headers: HeaderSettings;
   /** The `plugins.<id>` / `modules.<id>` section, deep-frozen. */
   itemConfig(kind: "plugin" | "module", id: string): unknown;
   /** The deployer tier of an item's secure config (`server.secure.plugins|modules.<id>`), frozen, or undefined. */
@@ -141,6 +164,7 @@ export function resolveConfig(
     jwt: server.auth?.jwt ?? {},
     outbound: { allow: server.outbound?.allow ?? [], timeoutMs: server.outbound?.timeoutMs ?? 30_000 },
     metrics: { enabled: server.metrics?.enabled ?? false, token: server.metrics?.token },
+    headers: resolveHeaders(server.headers ?? {}),
     itemConfig(kind, id) {
       return (kind === "plugin" ? plugins : modules).get(id) ?? {};
     },
@@ -156,6 +180,21 @@ export function resolveConfig(
     rpcVerifierView: verifierView(verifierEntries),
     secrets: collectSecrets(file, env, fromEnv),
   };
+}
+
+function resolveHeaders(headers: HeadersConfig): HeaderSettings {
+  const csp = headers.contentSecurityPolicy ?? {};
+  let contentSecurityPolicy: HeaderSettings["contentSecurityPolicy"] = null;
+  if (csp !== false) {
+    // A configured directive replaces the default of that name; `false` drops it.
+    const directives = new Map<string, readonly string[]>(DEFAULT_CSP_DIRECTIVES);
+    for (const [name, sources] of Object.entries(csp.directives ?? {})) {
+      if (sources === false) directives.delete(name);
+      else directives.set(name, sources);
+    }
+    contentSecurityPolicy = { directives, reportOnly: csp.reportOnly ?? false };
+  }
+  return { noSniff: headers.noSniff ?? true, referrerPolicy: headers.referrerPolicy ?? "same-origin", contentSecurityPolicy };
 }
 
 function toSecureMap(record: Record<string, unknown> | undefined): Map<string, unknown> {

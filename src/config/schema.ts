@@ -77,6 +77,76 @@ export const rpcDefaultsSchema = z.strictObject({
   streamHeartbeatMs: z.optional(timerMs),
 });
 
+/** Tokens of the Referrer-Policy header (W3C Referrer Policy, section 3). */
+export const REFERRER_POLICIES = [
+  "no-referrer",
+  "no-referrer-when-downgrade",
+  "origin",
+  "origin-when-cross-origin",
+  "same-origin",
+  "strict-origin",
+  "strict-origin-when-cross-origin",
+  "unsafe-url",
+] as const;
+
+// A source list entry is one token: a ";" or "," would start another directive or policy,
+// and whitespace another source, so a config value could smuggle in a directive of its own
+// (and a header value is ASCII).
+// The keywords browsers only know quoted are refused bare: `self` would name a host "self".
+const cspSource = z.string().check(
+  z.regex(/^[\x21-\x2b\x2d-\x3a\x3c-\x7e]+$/, "must be one source: printable ASCII without spaces, \";\" or \",\""),
+  z.refine((value) => !/^(?:self|none|unsafe-inline|unsafe-eval|unsafe-hashes|strict-dynamic|report-sample|wasm-unsafe-eval|nonce-.*|sha(?:256|384|512)-.*)$/.test(value), "keywords, nonces and hashes must be in single quotes, as in \"'self'\""),
+);
+/** The directives of CSP Level 3 that browsers act on; a misspelt one gets "did you mean". */
+export const CSP_DIRECTIVES = [
+  "default-src",
+  "script-src",
+  "script-src-elem",
+  "script-src-attr",
+  "style-src",
+  "style-src-elem",
+  "style-src-attr",
+  "img-src",
+  "font-src",
+  "connect-src",
+  "media-src",
+  "object-src",
+  "frame-src",
+  "child-src",
+  "worker-src",
+  "manifest-src",
+  "fenced-frame-src",
+  "base-uri",
+  "form-action",
+  "frame-ancestors",
+  "sandbox",
+  "report-uri",
+  "report-to",
+  "upgrade-insecure-requests",
+  "require-trusted-types-for",
+  "trusted-types",
+  "webrtc",
+] as const;
+const cspDirective = z.optional(z.union([z.literal(false), z.array(cspSource)]));
+const cspDirectivesSchema = z.strictObject(Object.fromEntries(CSP_DIRECTIVES.map((name) => [name, cspDirective])) as Record<(typeof CSP_DIRECTIVES)[number], typeof cspDirective>);
+
+const headersSchema = z.strictObject({
+  /** `X-Content-Type-Options: nosniff` on every answer (default true). */
+  noSniff: z.optional(z.boolean()),
+  /** Referrer-Policy on every answer (default "same-origin"); false: none. */
+  referrerPolicy: z.optional(z.union([z.literal(false), z.enum(REFERRER_POLICIES)])),
+  /** The HTML pages' CSP: directives replace the defaults one by one (false drops one); false: no CSP. */
+  contentSecurityPolicy: z.optional(
+    z.union([
+      z.literal(false),
+      z.strictObject({
+        directives: z.optional(cspDirectivesSchema),
+        reportOnly: z.optional(z.boolean()),
+      }),
+    ]),
+  ),
+});
+
 export const configSchema = z.strictObject({
   server: z.optional(
     z.strictObject({
@@ -130,6 +200,8 @@ export const configSchema = z.strictObject({
           timeoutMs: z.optional(timerMs),
         }),
       ),
+      /** Security headers (README "Configuration", `server.headers`). */
+      headers: z.optional(headersSchema),
       metrics: z.optional(
         z.strictObject({
           enabled: z.optional(z.boolean()),
@@ -196,3 +268,4 @@ export type VerifierContext = z.output<typeof verifierContextSchema>;
 export type ProxyConfig = z.output<typeof proxySchema>;
 export type IsolationSettings = z.output<typeof isolationSchema>;
 export type RpcDefaults = z.output<typeof rpcDefaultsSchema>;
+export type HeadersConfig = z.output<typeof headersSchema>;

@@ -168,7 +168,7 @@ class ForwardHandler implements Dispatcher.DispatchHandler {
     // 1xx informational answers are this hop's business; the final one follows.
     if (statusCode < 200 || this.#finished) return;
     try {
-      this.#res.writeHead(statusCode, clientResponseHeaders(headers));
+      this.#res.writeHead(statusCode, clientResponseHeaders(headers, this.#res.getHeader("vary")));
     } catch (error) {
       // A header Node refuses to send (invalid characters): the upstream answer is unusable.
       controller.abort(error as Error);

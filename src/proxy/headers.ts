@@ -2,7 +2,8 @@
  * Which headers cross the proxy (docs/proxy.md "Headers"). Hop-by-hop headers describe one
  * connection and must not be replayed on another (RFC 9110 section 7.6.1); the session
  * cookie and CSRF token belong to this server and must never reach an upstream; an
- * upstream's `Set-Cookie` would land on this server's origin and is dropped.
+ * upstream's `Set-Cookie` would land on this server's origin and is dropped, and so are
+ * its CORS headers.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { requestProtocol } from "../auth/origin.js";
@@ -100,16 +101,25 @@ export function applyStaticHeaders(headers: Record<string, string>, staticHeader
 
 /**
  * The upstream's answer headers as sent to the client. The answer carries this server's
- * `X-Request-Id` (set on the response before forwarding), not one the upstream chose.
+ * `X-Request-Id` (set on the response before forwarding), not one the upstream chose. Its
+ * `Access-Control-*` headers are
+ * dropped: who may read the proxy's answers cross-origin is this server's decision
+ * (`server.allowedOrigins`, src/http/cors.ts), and an upstream's `*` would replace it.
+ * `ownVary` is what this server's answer already varies on (Origin), kept beside the
+ * upstream's `Vary`, which would otherwise replace it.
  */
-export function clientResponseHeaders(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+export function clientResponseHeaders(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+  ownVary?: number | string | string[],
+): Record<string, string | string[]> {
   const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = Object.create(null);
   for (const name in headers) {
-    if (isHopByHop(name) || name === "set-cookie" || name === "x-request-id" || named?.has(name)) continue;
+    if (isHopByHop(name) || name === "set-cookie" || name === "x-request-id" || name.startsWith("access-control-") || named?.has(name)) continue;
     const value = headers[name];
     if (value !== undefined) out[name] = value;
   }
+  if (ownVary !== undefined && out.vary !== undefined) out.vary = `${String(ownVary)}, ${[out.vary].flat().join(", ")}`;
   return out;
 }
 

@@ -9,7 +9,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import type { SessionSigner } from "../auth/session.js";
+import type { HeaderSettings } from "../config/resolve.js";
 import { closeWhenBodyIgnored } from "../http/lingering-close.js";
+import { newNonce, PagePolicy } from "../http/security-headers.js";
 import { ensureSession, injectBootstrap } from "./viewer-page.js";
 
 export const DEV_CONSOLE_PATH = "/__app/dev";
@@ -24,17 +26,21 @@ const ASSETS = new Map([
 export interface DevConsoleOptions {
   dev: boolean;
   sessions: SessionSigner;
-  config: { trustProxy: boolean };
+  config: { trustProxy: boolean; headers: HeaderSettings };
 }
 
 export async function devConsoleRoutes(app: FastifyInstance, options: DevConsoleOptions): Promise<void> {
   if (!options.dev) return;
   closeWhenBodyIgnored(app);
 
+  // The console is never framed (X-Frame-Options for browsers without CSP's frame-ancestors).
+  const policy = PagePolicy.from(options.config.headers, [["frame-ancestors", ["'none'"]]]);
   app.get(DEV_CONSOLE_PATH, async (request, reply) => {
     const session = ensureSession(request, reply, options.sessions, options.config.trustProxy);
+    const nonce = policy?.usesNonce ? newNonce() : null;
+    policy?.apply(reply, nonce);
     // Read at each request: it is dev mode, and an edited asset shows at the next reload.
-    const html = injectBootstrap(await readFile(join(ASSETS_DIR, "index.html"), "utf8"), options.sessions.csrfToken(session));
+    const html = injectBootstrap(await readFile(join(ASSETS_DIR, "index.html"), "utf8"), options.sessions.csrfToken(session), nonce);
     return reply.header("cache-control", "no-store").header("x-frame-options", "DENY").type("text/html; charset=utf-8").send(html);
   });
 

@@ -32,7 +32,7 @@ describe("dev console route", () => {
       expect(page.status).toBe(200);
       expect(page.headers.get("set-cookie")).toMatch(/^app_session=/);
       const html = await page.text();
-      expect(html).toMatch(/window\.APP_CSRF_TOKEN = "[^"]+";<\/script><script src="\/__app\/client\.js">/);
+      expect(html).toMatch(/window\.APP_CSRF_TOKEN = "[^"]+";<\/script><script nonce="[^"]+" src="\/__app\/client\.js">/);
       expect((await fetch(server.url + "/__app/dev/console.js")).headers.get("content-type")).toMatch(/^text\/javascript/);
       for (const path of ["/__app/dev/index.html", "/__app/dev/..%2f..%2fpackage.json", "/__app/dev/%2e%2e"]) {
         expect((await fetch(server.url + path)).status).toBe(404);

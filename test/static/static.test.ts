@@ -23,12 +23,13 @@ describe("static serving", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("set-cookie")).toMatch(/^app_session=/);
     const html = await response.text();
-    expect(html).toMatch(/<script>window\.APP_CSRF_TOKEN = "[\w-]+";<\/script><script src="\/__app\/client\.js"><\/script><\/head>/);
+    // Both scripts carry the response's CSP nonce (test/http/security-headers.test.ts).
+    expect(html).toMatch(/<script nonce="([^"]+)">window\.APP_CSRF_TOKEN = "[\w-]+";<\/script><script nonce="\1" src="\/__app\/client\.js"><\/script><\/head>/);
   });
 
   it("puts the bootstrap right after <body> in a page without </head>", async () => {
     const html = await (await fetch(app.url + "/sub/page.html")).text();
-    expect(html).toMatch(/<body><script>window\.APP_CSRF_TOKEN = "[\w-]+";<\/script><script src="\/__app\/client\.js">/);
+    expect(html).toMatch(/<body><script nonce="([^"]+)">window\.APP_CSRF_TOKEN = "[\w-]+";<\/script><script nonce="\1" src="\/__app\/client\.js">/);
   });
 
   it("serves other public files and plugin assets", async () => {
