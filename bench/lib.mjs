@@ -6,10 +6,11 @@
 // process — the load generator — on BENCH_LOAD_CPUS (default CPU 0, through `taskset -a -p`
 // on itself). See pinning() for why this process is pinned rather than autocannon moved out.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import autocannon from "autocannon";
 import { Pool } from "undici";
 
@@ -22,6 +23,19 @@ export const ROUND_SEC = Number(process.env.BENCH_ROUND_SEC ?? 3);
 /** Load before the first measured round: JIT, caches and connection pools settle first. */
 export const WARMUP_SEC = Number(process.env.BENCH_WARMUP_SEC ?? 2);
 export const CONNECTIONS = 50;
+
+/**
+ * `--config` arguments for a gateway: `file` as it is, or (`BENCH_METRICS=1`) a copy of it
+ * (of `{}` without one) with `server.metrics.enabled`, which nobody scrapes: what recording
+ * metrics costs the request path (README "Benchmarks").
+ */
+export function gatewayConfigArgs(file) {
+  if (process.env.BENCH_METRICS !== "1") return file ? ["--config", file] : [];
+  const base = file ? JSON.parse(readFileSync(file, "utf8")) : {};
+  const copy = join(tmpdir(), `counterpart-bench-metrics-${basename(file ?? "app.config.json")}`);
+  writeFileSync(copy, JSON.stringify({ ...base, server: { ...base.server, metrics: { enabled: true } } }));
+  return ["--config", copy];
+}
 
 // ---------------------------------------------------------------------------------------
 // Core pinning

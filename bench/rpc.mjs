@@ -5,7 +5,7 @@
 // to the server core, autocannon to the load core (lib.mjs), interleaved rounds.
 // Targets: gateway CPU per call ≤ 1.33× the Fastify route's; gateway req/s ≥ 0.75× raw's.
 import { join } from "node:path";
-import { REPO, ROUNDS, ROUND_SEC, interleaved, printTable, ratio, startProcess, target, viewerSession } from "./lib.mjs";
+import { REPO, ROUNDS, ROUND_SEC, gatewayConfigArgs, interleaved, printTable, ratio, startProcess, target, viewerSession } from "./lib.mjs";
 
 export const BODY = JSON.stringify({ args: [{ message: "hello, gateway", n: 42, ok: true }] }); // ~60 bytes
 
@@ -22,7 +22,7 @@ function contender(name, start, path) {
   return { name, start, options: (server) => rpcOptions(server, path) };
 }
 
-export const startGateway = (env = {}) => startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app")], env);
+export const startGateway = (env = {}) => startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app"), ...gatewayConfigArgs()], env);
 
 export async function benchRpc() {
   const [raw, fastify, full, quiet] = await interleaved([

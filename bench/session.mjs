@@ -6,7 +6,7 @@
 // 50 connections, interleaved rounds (lib.mjs).
 // Reported: server CPU µs per call and req/s of each; with Redis, redis-server's own CPU per call.
 import { join } from "node:path";
-import { REPO, ROUNDS, ROUND_SEC, cpuMicros, interleaved, load, printTable, ratio, target } from "./lib.mjs";
+import { REPO, ROUNDS, ROUND_SEC, cpuMicros, gatewayConfigArgs, interleaved, load, printTable, ratio, target } from "./lib.mjs";
 import { rpcOptions, startGateway } from "./rpc.mjs";
 import { startRedis } from "./redis.mjs";
 import { startProcess } from "./lib.mjs";
@@ -20,7 +20,7 @@ export async function benchSession() {
   let shared;
   try {
     memory = await startGateway();
-    shared = await startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app"), "--config", join(REPO, "bench/app-redis.config.json")], {
+    shared = await startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app"), ...gatewayConfigArgs(join(REPO, "bench/app-redis.config.json"))], {
       BENCH_REDIS_URL: redis.url,
     });
     const on = (server) => async () => ({ ...server, stop: async () => {} });

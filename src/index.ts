@@ -7,6 +7,7 @@ export { HttpError, RpcError, StartupError, isHttpError } from "./errors/http-er
 export { ERROR_CODES, type ErrorCode } from "./errors/codes.js";
 export { STARTUP_ERROR_CODES, type StartupErrorCode } from "./errors/startup-codes.js";
 export type { RpcContext, IsolatedRpcContext } from "./plugin-api/context.js";
+export type { TraceContext } from "./tracing/trace-context.js";
 export type { SessionStore, SessionChanges } from "./state/session-store.js";
 export type { MethodPolicy, PublicCheck, PublicCheckInput, CircuitBreakerPolicy } from "./discovery/policy.js";
 export type { RpcVerifier, RpcVerifierInput, RpcVerifierResult, ProxyVerifier, ProxyVerifierInput, UpstreamState, VerifierResult } from "./auth/verifier-types.js";

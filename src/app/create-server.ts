@@ -40,6 +40,7 @@ import { rpcRoutes } from "../rpc/route.js";
 import { addDevServerTargets } from "../rpc/server-methods.js";
 import { MemorySessionStore } from "../state/memory-session-store.js";
 import { GuardedSessionStore } from "../state/guarded-session-store.js";
+import { SessionStoreMeter } from "../state/measured-session-store.js";
 import type { SessionStore } from "../state/session-store.js";
 import { RpcRuntime } from "../runtime/runtime.js";
 import { bindFacadeScope, joinAppServerGlobal } from "../plugin-api/app-server.js";
@@ -190,6 +191,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     closeOnFailure.push(() => redisState?.close());
 
     const sessions = new SessionSigner(secret, config.sessionTtlSec);
+    const sessionMeter = config.metrics.enabled ? new SessionStoreMeter() : null;
+    // Redis wins: with it every process and host shares one session.
+    const sessionStores = sessionStoreFor(redisState?.sessionStore ?? options.sessionStore, config, sessionMeter);
     const core: ServerCore = {
       root,
       dev,
@@ -209,14 +213,13 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       events: { rpc: [], proxy: [] },
       facade,
       serverRoutes,
-      // Redis wins: with it every process and host shares one session.
-      sessionStore: sessionStoreFor(redisState?.sessionStore ?? options.sessionStore, config),
+      sessionStore: sessionStores.store,
     };
     const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const inFlight = new InFlightCounter();
     // getStatus also says where session data lives, and how much the in-memory store holds.
-    const sessionStoreStatus = () => ({ kind: core.sessionStore.kind, ...(core.sessionStore instanceof MemorySessionStore ? core.sessionStore.size : {}) });
+    const sessionStoreStatus = () => ({ kind: core.sessionStore.kind, ...sessionStores.memory?.size });
     if (dev) {
       addDevServerTargets(registry, core, {
         runtimeStatus: () => ({ ...runtime.status(), sessionStore: sessionStoreStatus() }),
@@ -243,7 +246,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     await app.register(serverRouteHandlers, core);
     await app.register(healthRoutes, { readiness });
     await app.register(staticRoutes, core);
-    await app.register(metricsRoutes, { ...core, runtime, inFlight, cluster: options.cluster });
+    await app.register(metricsRoutes, { ...core, runtime, inFlight, cluster: options.cluster, sessionMeter });
     await app.register(devConsoleRoutes, core);
 
     let url: string | null = null;
@@ -310,9 +313,20 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
   }
 }
 
-/** A store in another process (Redis, the cluster's master) is guarded against hanging; the default is this process's memory. */
-function sessionStoreFor(remote: SessionStore | undefined, config: ResolvedConfig): SessionStore {
-  return remote ? new GuardedSessionStore(remote) : new MemorySessionStore(config.session.maxEntries, config.session.maxBytes);
+/**
+ * A store in another process (Redis, the cluster's master) is guarded against hanging; the
+ * default is this process's memory (`memory`, kept for getStatus's sizes). With metrics on,
+ * the store's own answers are timed, inside the guard.
+ */
+function sessionStoreFor(
+  remote: SessionStore | undefined,
+  config: ResolvedConfig,
+  meter: SessionStoreMeter | null,
+): { store: SessionStore; memory: MemorySessionStore | null } {
+  const measured = (store: SessionStore) => meter?.measure(store) ?? store;
+  if (remote) return { store: new GuardedSessionStore(measured(remote)), memory: null };
+  const memory = new MemorySessionStore(config.session.maxEntries, config.session.maxBytes);
+  return { store: measured(memory), memory };
 }
 
 export async function checkRoot(root: string): Promise<void> {

@@ -3,7 +3,6 @@
  * errors outside a route's own handling, requests during shutdown), all in the one error
  * shape `{ error, code, details }`.
  */
-import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from "fastify";
 import type { ResolvedConfig } from "../config/resolve.js";
@@ -11,6 +10,7 @@ import type { ErrorCode } from "../errors/codes.js";
 import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { sendError as sendHttpError } from "../http/send-error.js";
+import { requestIdFor } from "../tracing/request-id.js";
 import { fixedHeaders } from "../http/security-headers.js";
 
 export interface HttpApp {
@@ -24,12 +24,13 @@ export interface HttpApp {
 
 export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
   let closing = false;
+  const trustRequestId = config.requestId.trustIncoming;
   const setFixedHeaders = fixedHeaders(config.headers);
   const app = Fastify({
     loggerInstance: log,
     // Each RPC call logs its own single event; Fastify's per-request lines would double it.
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    genReqId: (req) => requestIdFor(req.headers["x-request-id"], trustRequestId),
     // No child logger per request: every RPC call and proxied request logs its own event
     // with its request id, and a method's ctx.log is made only when the method uses it.
     childLoggerFactory: (logger) => logger,
@@ -38,8 +39,9 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     return503OnClosing: false,
     forceCloseConnections: "idle",
     // A URL Fastify cannot decode never reaches a route: answer it like any bad request.
-    frameworkErrors: (_error, _request, reply) => {
+    frameworkErrors: (_error, request, reply) => {
       // No hook runs for these: the headers every answer carries are set here.
+      reply.raw.setHeader("x-request-id", request.id);
       setFixedHeaders?.(reply.raw);
       sendError(reply, "BAD_REQUEST");
     },
@@ -54,15 +56,17 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     });
   }
   app.addHook("onRequest", (request, reply, done) => {
+    // On the raw response, so that answers written past Fastify (the proxy, streams) carry it too.
+    reply.raw.setHeader("x-request-id", request.id);
     if (!closing) return done();
     // Every answer ends its connection, so that no keep-alive socket holds the drain open.
     reply.header("connection", "close");
     if ((request.routeOptions.config as { answersWhileClosing?: boolean } | undefined)?.answersWhileClosing === true) return done();
     sendError(reply, "SERVICE_UNAVAILABLE");
   });
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
-    if (status >= 500) reply.log.error({ err: error }, "request failed");
+    if (status >= 500) reply.log.error({ reqId: request.id, err: error }, "request failed");
     sendError(reply, BY_STATUS[status] ?? "INTERNAL_ERROR");
   });
   app.setNotFoundHandler((_request, reply) => {

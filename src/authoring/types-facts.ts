@@ -74,6 +74,32 @@ export class TypeFacts {
     return declared & ObjectFlags.Class ? true : this.#checker.getPropertiesOfType(type).some((property) => property.flags & this.#ts.SymbolFlags.Method);
   }
 
+  /**
+   * A class that extends an opaque one (`class AppError extends Error`, `extends Map`):
+   * what JSON sees of it depends on what the base's constructor sets and how (an Error's
+   * `message` and `stack` are own but not enumerable, an Array subclass is an array),
+   * which no declaration says. An interface that extends one is a promise about a shape,
+   * and is taken at its word.
+   */
+  extendsOpaque(type: TS.Type): boolean {
+    const { ObjectFlags, TypeFlags } = this.#ts;
+    if (!(type.flags & TypeFlags.Object)) return false;
+    const objectFlags = (type as TS.ObjectType).objectFlags;
+    const declared = objectFlags & ObjectFlags.Reference ? (type as TS.TypeReference).target : (type as TS.ObjectType);
+    if (!(declared.objectFlags & ObjectFlags.Class)) return false;
+    const seen = new Set<TS.Type>();
+    const walk = (current: TS.InterfaceType): boolean => {
+      if (seen.has(current)) return false;
+      seen.add(current);
+      return this.#checker.getBaseTypes(current).some((base) => {
+        if (this.opaque(base)) return true;
+        const target = base.flags & TypeFlags.Object && (base as TS.ObjectType).objectFlags & ObjectFlags.Reference ? (base as TS.TypeReference).target : base;
+        return target.flags & TypeFlags.Object && (target as TS.ObjectType).objectFlags & ObjectFlags.ClassOrInterface ? walk(target as TS.InterfaceType) : false;
+      });
+    };
+    return walk(declared as TS.InterfaceType);
+  }
+
   /** Class methods and accessors live on the prototype, which JSON.stringify does not walk. */
   onPrototype(property: TS.Symbol): boolean {
     const { SyntaxKind } = this.#ts;

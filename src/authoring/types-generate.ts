@@ -8,6 +8,7 @@
 import { dirname, relative, sep } from "node:path";
 import type * as TS from "typescript";
 import { scanRoot, type FoundItem } from "../discovery/scan.js";
+import { readAppCompilerSettings } from "./app-tsconfig.js";
 import { loadTypeScript, type TypeScript } from "./load-typescript.js";
 import { ToolkitError } from "./toolkit-error.js";
 import { TypeFacts } from "./types-facts.js";
@@ -26,11 +27,12 @@ export interface GeneratedTypes {
 
 /**
  * The names the client's Proxies never turn into calls (src/client/rpc-proxy.ts, which the
- * server side may not import): an id or method with one of them is reached only through
- * `xserver.call`, so it gets no typed entry. A method may not be called `$stream` either:
- * that name is the streaming scope.
+ * server side may not import; test/architecture/not-method-names.test.ts keeps the copies
+ * equal): an id or method with one of them is reached only through `xserver.call`, so it
+ * gets no typed entry. A method may not be called `$stream` either: that name is the
+ * streaming scope.
  */
-const UNREACHABLE_ID = new Set([
+export const NOT_METHOD_NAMES: ReadonlySet<string> = new Set([
   "then",
   "toJSON",
   "constructor",
@@ -46,7 +48,7 @@ const UNREACHABLE_ID = new Set([
   "__lookupGetter__",
   "__lookupSetter__",
 ]);
-const UNREACHABLE_METHOD = new Set([...UNREACHABLE_ID, "$stream"]);
+const UNREACHABLE_METHOD: ReadonlySet<string> = new Set([...NOT_METHOD_NAMES, "$stream"]);
 
 export async function generateTypes(root: string, expose: Expose, command: string): Promise<GeneratedTypes> {
   const ts = await loadTypeScript(root);
@@ -57,7 +59,7 @@ export async function generateTypes(root: string, expose: Expose, command: strin
   programs.announce(found.flatMap(filesOf));
   const items: ItemTypes[] = [];
   for (const item of sortItems(found)) {
-    if (UNREACHABLE_ID.has(item.id)) {
+    if (NOT_METHOD_NAMES.has(item.id)) {
       warnings.push(`${item.kind} "${item.id}": the browser's xserver.${item.kind} cannot reach this id by name; call it with xserver.call`);
       continue;
     }
@@ -68,13 +70,14 @@ export async function generateTypes(root: string, expose: Expose, command: strin
 
 function readItem(ts: TypeScript, programs: Programs, root: string, item: FoundItem, expose: Expose, warnings: string[]) {
   const methods = new Map<string, MethodShape & { label: string }>();
+  const labelOf = (fileName: string): string => relative(root, fileName).split(sep).join("/");
   for (const file of filesOf(item)) {
-    const { program, checker, facts, writer } = programs.for(file);
+    const { program, facts, writer } = programs.for(file);
     const source = program.getSourceFile(file);
-    const label = relative(root, file).split(sep).join("/");
+    const label = labelOf(file);
     if (source === undefined) throw new ToolkitError(`${label}: TypeScript could not read this file`);
     facts.location = source;
-    const read = readFileMethods(ts, checker, writer, source, { policyOnly: expose === "policy", bootHook: file === item.bootHook, label });
+    const read = readFileMethods(ts, program, writer, source, { policyOnly: expose === "policy", bootHook: file === item.bootHook, label, labelOf });
     warnings.push(...read.warnings);
     for (const method of read.methods) {
       if (UNREACHABLE_METHOD.has(method.name)) {
@@ -121,7 +124,8 @@ class Programs {
     const config = this.#ts.findConfigFile(dirname(file), this.#ts.sys.fileExists) ?? "";
     let built = this.#built.get(config);
     if (built === undefined) {
-      const program = this.#ts.createProgram(this.#files.get(config) ?? [file], this.#options(config));
+      const { options, ambient } = this.#settings(config);
+      const program = this.#ts.createProgram([...(this.#files.get(config) ?? [file]), ...ambient], options);
       const checker = program.getTypeChecker();
       // The compiler's file names use forward slashes on every platform.
       const root = this.#root.split(sep).join("/") + "/";
@@ -135,36 +139,39 @@ class Programs {
     return built;
   }
 
-  #options(config: string): TS.CompilerOptions {
+  /**
+   * The settings `check` reads (app-tsconfig.ts), so that the two commands see one app,
+   * with the tsconfig's own `.d.ts` files: a global the app declares there is a type, not
+   * an error that would be written `unknown`.
+   */
+  #settings(config: string): { options: TS.CompilerOptions; ambient: string[] } {
     const ts = this.#ts;
-    let options: TS.CompilerOptions = {};
-    if (config !== "") {
-      const parsed = ts.getParsedCommandLineOfConfigFile(config, {}, {
-        ...ts.sys,
-        onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-          throw new ToolkitError(`${config}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")}`);
-        },
-      });
-      options = parsed?.options ?? {};
-    }
+    const settings = readAppCompilerSettings(ts, config === "" ? undefined : config);
+    const error = settings.diagnostics.find((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error);
+    // Types written from settings the tsconfig did not mean would be wrong without a word.
+    if (error !== undefined) throw new ToolkitError(`${config}: ${ts.flattenDiagnosticMessageText(error.messageText, " ")}`);
+    const options = settings.options;
     // The app's paths, baseUrl, lib and types, read the way the server loads files: .ts
     // imports as a bundler resolves them, .js files allowed, and strict null checks so
     // that `undefined` and `null` are in the types at all.
     return {
-      ...options,
-      noEmit: true,
-      allowJs: true,
-      checkJs: false,
-      strictNullChecks: true,
-      skipLibCheck: true,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      allowImportingTsExtensions: true,
-      resolveJsonModule: true,
-      target: options.target ?? ts.ScriptTarget.ES2022,
-      composite: false,
-      incremental: false,
-      declaration: false,
+      options: {
+        ...options,
+        noEmit: true,
+        allowJs: true,
+        checkJs: false,
+        strictNullChecks: true,
+        skipLibCheck: true,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        allowImportingTsExtensions: true,
+        resolveJsonModule: true,
+        target: options.target ?? ts.ScriptTarget.ES2022,
+        composite: false,
+        incremental: false,
+        declaration: false,
+      },
+      ambient: settings.fileNames.filter((name) => name.endsWith(".d.ts")),
     };
   }
 }

@@ -157,7 +157,7 @@ export class JsonTypeWriter {
     }
     const element = this.#facts.arrayElement(type);
     if (element !== undefined) {
-      const written = this.#write(element.type, direction, depth + 1);
+      const written = this.#element(element.type, direction, depth + 1);
       // An element JSON drops is written as null: the union already says so.
       return atom(element.readonly ? `ReadonlyArray<${written.text}>` : written.compound ? `Array<${written.text}>` : `${written.text}[]`);
     }
@@ -166,6 +166,8 @@ export class JsonTypeWriter {
     const toJSON = this.#facts.toJSON(type);
     if (toJSON !== undefined) return direction === "output" ? this.#write(toJSON, direction, depth + 1) : UNKNOWN;
     if (this.#facts.opaque(type)) return UNKNOWN;
+    // The browser may send such a class's fields as declared: it is the result that no declaration describes.
+    if (direction === "output" && this.#facts.extendsOpaque(type)) return UNKNOWN;
     const named = this.#namedReference(type, direction);
     if (named !== undefined) return named;
     return this.#guarded(type, depth, () => this.#objectLiteral(type, direction, depth + 1));
@@ -226,7 +228,7 @@ export class JsonTypeWriter {
     const target = type.target as TS.TupleType;
     const parts = this.#checker.getTypeArguments(type).map((element, index) => {
       const flags = target.elementFlags[index] ?? ElementFlags.Required;
-      const written = this.#write(element, direction, depth + 1);
+      const written = this.#element(element, direction, depth + 1);
       if (flags & ElementFlags.Variadic) return UNKNOWN.text;
       if (flags & ElementFlags.Rest) return `...${written.compound ? `Array<${written.text}>` : `${written.text}[]`}`;
       // An explicit `undefined` is in the element's type, and comes out as null.
@@ -234,6 +236,18 @@ export class JsonTypeWriter {
       return written.text;
     });
     return atom(`${target.readonly ? "readonly " : ""}[${parts.join(", ")}]`);
+  }
+
+  /**
+   * An array or tuple element. The browser's JSON.stringify sends an `undefined` element
+   * as `null`, which the method did not declare, so an input's elements leave it out (an
+   * optional tuple element is still optional: it may be left off the end).
+   */
+  #element(type: TS.Type, direction: Direction, depth: number): Written {
+    if (direction === "output") return this.#write(type, direction, depth);
+    const members = type.isUnion() ? type.types : [type];
+    const defined = members.filter((member) => !(member.flags & this.#ts.TypeFlags.VoidLike));
+    return defined.length === members.length ? this.#write(type, direction, depth) : this.#union(defined, direction, depth);
   }
 
   /**

@@ -33,20 +33,23 @@ const UNTYPED_INPUT = { text: "unknown", optional: true } as const;
 
 export function readFileMethods(
   ts: TypeScript,
-  checker: TS.TypeChecker,
+  program: TS.Program,
   writer: JsonTypeWriter,
   source: TS.SourceFile,
-  options: { policyOnly: boolean; bootHook: boolean; label: string },
+  options: { policyOnly: boolean; bootHook: boolean; label: string; labelOf: (fileName: string) => string },
 ): FileMethods {
+  const checker = program.getTypeChecker();
   const warnings: string[] = [];
   const module = checker.getSymbolAtLocation(source);
   // A file with no import or export is a script, not a module: it exports nothing.
   const exports = module === undefined ? [] : checker.getExportsOfModule(module);
   const policySymbol = exports.find((symbol) => symbol.name === "policy");
-  const policy: PolicyReading = readPolicy(ts, checker, policySymbol);
+  const policy: PolicyReading = readPolicy(ts, program, checker, policySymbol);
   const policyOnly = options.policyOnly || options.bootHook;
   if (policySymbol !== undefined && !policy.complete) {
-    const unread = `${options.label}: the policy export cannot be read in full (not an object literal with plain keys)`;
+    const at = policy.changedAt;
+    const where = at === undefined ? "" : `${options.labelOf(at.getSourceFile().fileName)}:${at.getSourceFile().getLineAndCharacterOfPosition(at.getStart()).line + 1}`;
+    const unread = `${options.label}: the policy export cannot be read in full (${at === undefined ? "not an object literal with plain keys" : `changed or passed on at ${where}`})`;
     warnings.push(policyOnly ? `${unread}: every exported function is typed as a method` : `${unread}: the methods it may name are typed both as plain and as $stream calls`);
   }
   const typedFile = [".ts", ".mts", ".cts"].includes(extname(source.fileName));

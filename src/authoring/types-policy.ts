@@ -4,7 +4,9 @@
  * and which of them set `runtime.streaming: true`. The declared type of a policy is
  * usually `Record<string, MethodPolicy>`, where `streaming` is just `boolean`, so the
  * object literal itself is read; the checker helps only with a value that is not a literal
- * there (a constant, say). What cannot be told is left open, never guessed.
+ * there (a constant, say). What cannot be told is left open, never guessed, and so is a
+ * policy the app changes after its literal (`policy.x = …`, `Object.assign(policy, …)`,
+ * `delete`, or handing it to code that may): the literal is then not what the server reads.
  */
 import type * as TS from "typescript";
 import type { TypeScript } from "./load-typescript.js";
@@ -14,12 +16,16 @@ export interface PolicyReading {
   readonly entries: ReadonlyMap<string, boolean | undefined>;
   /** False when the policy may list names that were not read (a spread, a computed key, not a literal). */
   readonly complete: boolean;
+  /** Where the app may change the policy object (or hands it on): nothing of its literal is trusted then. */
+  readonly changedAt?: TS.Node;
 }
 
 export const NO_POLICY: PolicyReading = { entries: new Map(), complete: true };
 
-export function readPolicy(ts: TypeScript, checker: TS.TypeChecker, policy: TS.Symbol | undefined): PolicyReading {
+export function readPolicy(ts: TypeScript, program: TS.Program, checker: TS.TypeChecker, policy: TS.Symbol | undefined): PolicyReading {
   if (policy === undefined) return NO_POLICY;
+  const changedAt = firstChange(ts, program, checker, policy.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(policy) : policy);
+  if (changedAt !== undefined) return { entries: new Map(), complete: false, changedAt };
   const entries = new Map<string, boolean | undefined>();
   const complete = collectEntries(ts, checker, initializerOf(ts, checker, policy), entries, 0);
   return { entries, complete };
@@ -159,4 +165,118 @@ function propertyNameOf(ts: TypeScript, checker: TS.TypeChecker, name: TS.Proper
     if (type.isNumberLiteral()) return String(type.value);
   }
   return undefined;
+}
+
+const identifiers = new WeakMap<TS.Program, { files: TS.SourceFile[]; byName: Map<string, TS.Identifier[]> }>();
+
+/** The identifiers of the program's own files by name, gathered once per program. */
+function identifiersOf(ts: TypeScript, program: TS.Program) {
+  let found = identifiers.get(program);
+  if (found !== undefined) return found;
+  const files = program.getSourceFiles().filter((file) => !file.isDeclarationFile && !program.isSourceFileFromExternalLibrary(file));
+  const byName = new Map<string, TS.Identifier[]>();
+  const visit = (node: TS.Node): void => {
+    if (ts.isIdentifier(node)) {
+      const list = byName.get(node.text);
+      if (list === undefined) byName.set(node.text, [node]);
+      else list.push(node);
+    }
+    ts.forEachChild(node, visit);
+  };
+  for (const file of files) visit(file);
+  identifiers.set(program, (found = { files, byName }));
+  return found;
+}
+
+/**
+ * The first reference to `target` in the app's own files that may change the object or
+ * let it out of sight (an assignment through it, `delete`, an argument, an alias, a
+ * method call on it), or undefined when every reference only reads it. References are
+ * found by name, following the names imports and re-exports give it, then confirmed
+ * with the checker.
+ */
+function firstChange(ts: TypeScript, program: TS.Program, checker: TS.TypeChecker, target: TS.Symbol): TS.Node | undefined {
+  const { files, byName } = identifiersOf(ts, program);
+
+  const resolve = (node: TS.Identifier): TS.Symbol | undefined => {
+    const symbol = ts.isShorthandPropertyAssignment(node.parent) && node.parent.name === node ? checker.getShorthandAssignmentValueSymbol(node.parent) : checker.getSymbolAtLocation(node);
+    return symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  };
+  const references: TS.Identifier[] = [];
+  const seen = new Set<TS.Identifier>();
+  const pending = [target.name];
+  const names = new Set(pending);
+  while (pending.length > 0) {
+    for (const node of byName.get(pending.pop()!) ?? []) {
+      if (seen.has(node) || resolve(node) !== target) continue;
+      seen.add(node);
+      references.push(node);
+      // An import or re-export under another name: look for that name too.
+      const parent = node.parent;
+      const local = ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent) ? parent.name.text : undefined;
+      if (local !== undefined && !names.has(local)) {
+        names.add(local);
+        pending.push(local);
+      }
+    }
+  }
+  const declarations = new Set((target.declarations ?? []).map((declaration) => (declaration as TS.NamedDeclaration).name));
+  const changes = references.filter((node) => !declarations.has(node) && !onlyRead(ts, checker, node));
+  changes.sort((a, b) => files.indexOf(a.getSourceFile()) - files.indexOf(b.getSourceFile()) || a.getStart() - b.getStart());
+  return changes[0];
+}
+
+/** Calls that only look at an object: they neither change it nor return a part of it. */
+const LOOKING = new Set(["Object.keys", "Object.hasOwn", "Object.isFrozen", "JSON.stringify"]);
+
+function onlyRead(ts: TypeScript, checker: TS.TypeChecker, node: TS.Identifier): boolean {
+  const { SyntaxKind } = ts;
+  let parent = node.parent;
+  if (ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent) || ts.isImportClause(parent) || ts.isExportAssignment(parent)) return true;
+  let at: TS.Node = node;
+  while (ts.isQualifiedName(parent)) [at, parent] = [parent, parent.parent];
+  if (ts.isTypeQueryNode(parent)) return true;
+  // From the reference out through the reads of its parts (`policy.a.b`, `ns.policy`, `(policy as X)`).
+  for (;;) {
+    if (
+      ts.isParenthesizedExpression(parent) || ts.isAsExpression(parent) || ts.isSatisfiesExpression(parent) || ts.isTypeAssertionExpression(parent) || ts.isNonNullExpression(parent) ||
+      ((ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent)) && (parent.expression === at || (ts.isPropertyAccessExpression(parent) && parent.name === at)))
+    ) {
+      [at, parent] = [parent, parent.parent];
+      continue;
+    }
+    break;
+  }
+  if (ts.isExpressionStatement(parent) || ts.isTypeOfExpression(parent) || ts.isTemplateSpan(parent) || ts.isForInStatement(parent) || ts.isSwitchStatement(parent) || ts.isCaseClause(parent)) return true;
+  if (ts.isIfStatement(parent) || ts.isWhileStatement(parent) || ts.isDoStatement(parent)) return parent.expression === at;
+  if (ts.isConditionalExpression(parent)) return parent.condition === at;
+  if (ts.isPrefixUnaryExpression(parent)) return [SyntaxKind.ExclamationToken, SyntaxKind.MinusToken, SyntaxKind.PlusToken, SyntaxKind.TildeToken].includes(parent.operator);
+  if (
+    ts.isBinaryExpression(parent) &&
+    [
+      SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.EqualsEqualsToken, SyntaxKind.ExclamationEqualsToken,
+      SyntaxKind.LessThanToken, SyntaxKind.LessThanEqualsToken, SyntaxKind.GreaterThanToken, SyntaxKind.GreaterThanEqualsToken,
+      SyntaxKind.InKeyword, SyntaxKind.InstanceOfKeyword,
+    ].includes(parent.operatorToken.kind)
+  ) {
+    return true;
+  }
+  // A part that is a primitive can neither be changed nor alias the policy, wherever its value goes.
+  const valueGoesOn =
+    ts.isReturnStatement(parent) || ts.isArrowFunction(parent) || (ts.isVariableDeclaration(parent) && parent.initializer === at) ||
+    ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.expression !== at) ||
+    (ts.isBinaryExpression(parent) && !(parent.operatorToken.kind >= SyntaxKind.FirstAssignment && parent.operatorToken.kind <= SyntaxKind.LastAssignment));
+  if (at !== node && valueGoesOn && primitive(ts, checker.getTypeAtLocation(at))) return true;
+  if (ts.isCallExpression(parent) && parent.expression !== at) {
+    const callee = parent.expression.getText();
+    // Object.freeze only makes later changes fail; what it returns is the policy itself.
+    return LOOKING.has(callee) || (callee === "Object.freeze" && ts.isExpressionStatement(parent.parent));
+  }
+  return false;
+}
+
+function primitive(ts: TypeScript, type: TS.Type): boolean {
+  const { TypeFlags } = ts;
+  const flags = TypeFlags.StringLike | TypeFlags.NumberLike | TypeFlags.BooleanLike | TypeFlags.BigIntLike | TypeFlags.Undefined | TypeFlags.Null | TypeFlags.Void;
+  return type.isUnion() ? type.types.every((member) => (member.flags & flags) !== 0) : (type.flags & flags) !== 0;
 }

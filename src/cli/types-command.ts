@@ -2,9 +2,10 @@
  * `counterpart types [--root DIR] [--out FILE] [--config FILE]` (README "Typed calls:
  * counterpart types"): writes the viewer's typed-calls file and says what it wrote.
  */
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { requireAppRoot } from "../authoring/app-root.js";
 import { ToolkitError } from "../authoring/toolkit-error.js";
 import { readExpose } from "../authoring/types-expose.js";
 import { generateTypes } from "../authoring/types-generate.js";
@@ -14,9 +15,9 @@ export const TYPES_FILE = "counterpart-env.d.ts";
 
 const USAGE = `usage: counterpart types [--root DIR] [--out FILE] [--config FILE]
 
-  --root DIR     the app root with plugins/ and modules/ (default: the current folder)
+  --root DIR     the app root with plugins/ and modules/ (APP_ROOT, else the current folder)
   --out FILE     the file to write (default: <root>/${TYPES_FILE})
-  --config FILE  the config file whose server.rpc.expose applies (default: <root>/app.config.json when it exists)`;
+  --config FILE  the config file whose server.rpc.expose applies (APP_CONFIG, else <root>/app.config.json when it exists)`;
 
 export const typesCommand: Command = async (argv, env) => {
   let values;
@@ -34,11 +35,13 @@ export const typesCommand: Command = async (argv, env) => {
     process.stdout.write(USAGE + "\n");
     return 0;
   }
-  const root = resolve(values.root ?? process.cwd());
-  const isDir = await stat(root).then((info) => info.isDirectory(), () => false);
-  if (!isDir) throw new ToolkitError(`the app root ${root} is not a folder`);
+  // The server's own defaults: a deployment's APP_CONFIG may set `expose: "policy"`, and
+  // the types must list the methods that server serves.
+  const root = resolve(values.root ?? (env.APP_ROOT || "."));
+  if (!(await requireAppRoot(root)).hasItemFolders) process.stderr.write(`counterpart types: ${root} has no plugins/ or modules/ folder: is it the app root?\n`);
   const out = values.out === undefined ? join(root, TYPES_FILE) : resolve(values.out);
-  const expose = await readExpose(root, values.config === undefined ? undefined : resolve(values.config), env);
+  const config = values.config ?? (env.APP_CONFIG || undefined);
+  const expose = await readExpose(root, config === undefined ? undefined : resolve(config), env);
   const generated = await generateTypes(root, expose, "counterpart types");
   for (const warning of generated.warnings) process.stderr.write(`counterpart types: ${warning}\n`);
   const before = await readFile(out, "utf8").catch(() => undefined);

@@ -16,7 +16,7 @@ export type { XServer, XServerOptions, LogsPayload, LogsAnswer, LogEntry } from 
 export type { RpcCallOptions, RpcKind } from "./rpc.js";
 export type { RpcMethod, RpcStreamMethod, RpcStreamTarget, RpcTarget } from "./rpc-proxy.js";
 export type { RpcStreamHandle } from "./rpc-stream.js";
-export type { ServerMethods, ServerTargets, ServerTarget, ServerItemId } from "./server-methods.js";
+export type { ServerMethods, ServerTargets, ServerTarget, ServerItemId, ServerItemIdOf } from "./server-methods.js";
 export type { StreamResponse } from "./stream-response.js";
 export type { RpcTransport } from "./app-context.js";
 export type { Timing } from "./send.js";

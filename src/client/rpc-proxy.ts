@@ -19,7 +19,12 @@ export type RpcTarget = Readonly<Record<string, RpcMethod>> & { readonly $stream
 
 export const STREAM_SCOPE = "$stream";
 
-const NOT_METHODS: ReadonlySet<string> = new Set([
+/**
+ * The names the Proxies hand back nothing for. `counterpart types` (src/authoring) and the
+ * test client (src/testing) keep copies, since neither may import the client: a test
+ * (test/architecture/not-method-names.test.ts) holds the three equal.
+ */
+export const NOT_METHOD_NAMES: ReadonlySet<string> = new Set([
   "then",
   "toJSON",
   "constructor",
@@ -37,7 +42,7 @@ const NOT_METHODS: ReadonlySet<string> = new Set([
 ]);
 
 export function isRpcName(key: string | symbol): key is string {
-  return typeof key === "string" && key !== "" && !NOT_METHODS.has(key);
+  return typeof key === "string" && key !== "" && !NOT_METHOD_NAMES.has(key);
 }
 
 /**

@@ -26,6 +26,13 @@ export type ServerTargets<K extends RpcKind> = ServerMethods extends { readonly 
  */
 export type ServerItemId<K extends RpcKind> = RpcKind extends K ? string : keyof ServerTargets<K> & string;
 
+/**
+ * The id an `AppElement` constructor accepts for `I`: a literal must be an id the app has,
+ * while a plain `string` (an id chosen at run time) passes and makes an untyped element.
+ * Both branches name `I`, so the constructor still infers `I` from the id it is given.
+ */
+export type ServerItemIdOf<K extends RpcKind, I extends string> = string extends I ? I : I extends ServerItemId<K> ? I : ServerItemId<K>;
+
 /** The target of one item: its generated type when `K` and `I` name one, else `RpcTarget`. */
 export type ServerTarget<K extends RpcKind, I extends string> = RpcKind extends K
   ? RpcTarget

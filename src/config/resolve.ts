@@ -66,6 +66,10 @@ export interface ResolvedConfig {
   strictStartup: boolean;
   /** `server.publicOrigin`, or null. */
   publicOrigin: string | null;
+  /** `server.requestId`: whether a well-formed incoming `X-Request-Id` is used. */
+  requestId: { trustIncoming: boolean };
+  /** `server.traceContext`: whether an incoming `traceparent` is continued. */
+  traceContext: { trustIncoming: boolean };
   sessionTtlSec: number;
   session: SessionSettings;
   /** `null` without `server.redis`: state then stays in this process (or the cluster's master). */
@@ -130,6 +134,8 @@ export function resolveConfig(
     shutdownTimeoutMs: server.shutdownTimeoutMs ?? 10_000,
     strictStartup: server.strictStartup ?? false,
     publicOrigin: server.publicOrigin ? new URL(server.publicOrigin).origin : null,
+    requestId: { trustIncoming: server.requestId?.trustIncoming ?? true },
+    traceContext: { trustIncoming: server.traceContext?.trustIncoming ?? true },
     sessionTtlSec: server.session?.ttlSec ?? 8 * 3600,
     session: {
       maxDataBytes: server.session?.maxDataBytes ?? DEFAULT_SESSION_DATA_BYTES,

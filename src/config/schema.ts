@@ -157,6 +157,10 @@ export const configSchema = z.strictObject({
       strictStartup: z.optional(z.boolean()),
       /** The origin viewers reach the server at, behind proxies (`ctx.core.CORE.client.domain`). */
       publicOrigin: z.optional(z.url({ protocol: /^https?$/ })),
+      /** Use a well-formed `X-Request-Id` the request brings (default true); false behind an edge that passes on what clients send. */
+      requestId: z.optional(z.strictObject({ trustIncoming: z.optional(z.boolean()) })),
+      /** Continue the W3C `traceparent` / `tracestate` a request brings (default true); false: every request starts its own trace. */
+      traceContext: z.optional(z.strictObject({ trustIncoming: z.optional(z.boolean()) })),
       session: z.optional(
         z.strictObject({
           ttlSec: z.optional(positiveInt),

@@ -11,6 +11,9 @@ export interface RpcEventRecord {
   status: number;
   code: string | undefined;
   durationMs: number;
+  /** A streaming answer's events and body bytes on the wire; undefined unless its stream opened. */
+  events: number | undefined;
+  bytes: number | undefined;
 }
 
 export interface ProxyEventRecord {

@@ -1,78 +1,81 @@
 /**
  * The server's Prometheus series, in a registry of its own (never prom-client's global
- * one, so that several servers in one process keep their counts apart):
+ * one, so that several servers in one process keep their counts apart), built when
+ * /metrics is first scraped (or, in a cluster, first gathered by the master): prom-client
+ * costs ~12 MB and the request path records without it (./call-recorder.ts, the runtime's
+ * and the session store's plain cells), so nothing here runs per call.
  *
  *   app_rpc_calls_total{kind,id,method,code}       counter, code "OK" on success
  *   app_rpc_duration_seconds{kind,id,method}       histogram
+ *   app_rpc_streams_started_total{kind,id,method}  counter, streams admitted (headers sent)
+ *   app_rpc_streams_ended_total{kind,id,method,code}  counter, code "OK", an error code, or
+ *                                                  RPC_CLIENT_CLOSED when the reader left
+ *   app_rpc_stream_duration_seconds{kind,id,method}   histogram, arrival to terminal record
+ *   app_rpc_stream_events_total / app_rpc_stream_bytes_total{kind,id,method}   counters
  *   app_rpc_active_calls{key} / app_rpc_queued_calls{key}   gauges, per concurrency key
  *   app_circuit_breaker_state{key,state}           gauge, 1 for the breaker's state
  *   app_circuit_breaker_failures{key}              gauge
+ *   app_circuit_breaker_transitions_total{key,from,to}  counter
+ *   app_session_store_duration_seconds{kind,operation}  histogram, loads and saves
+ *   app_session_store_errors_total{kind,operation,code} counter
+ *   app_session_store_skipped_total{kind,operation}     counter, refused by the open guard
+ *   app_session_store_circuit_open{kind}           gauge, remote stores only
  *   app_isolation_threads / app_isolation_queued   gauges
  *   app_http_requests_in_flight                    gauge
  *   app_proxy_requests_total{alias,status}         counter
  *   app_proxy_duration_seconds{alias}              histogram, arrival to the end of the answer
  *   plus prom-client's process and Node.js defaults.
  *
- * Gauges are read from `runtime.status()` at scrape time. Summed over cluster workers
- * (prom-client's default aggregation) a breaker series counts the workers in that state.
- * Label values come from the URL only when they name a real method: anything else is
- * `_unknown`, so that requests for made-up names cannot grow the series without bound.
+ * Counts and histograms are read from the cells at scrape time (./collected.ts), gauges
+ * from `runtime.status()`. Summed over cluster workers (prom-client's default aggregation)
+ * a breaker series counts the workers in that state. Every label value is bounded: method
+ * labels by the registry (./call-recorder.ts), breaker keys by policies, store kinds and
+ * operations by the code.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { Registry as MethodRegistry } from "../discovery/registry.js";
-import type { ProxyEventRecord, RpcEventRecord } from "../log/events.js";
+import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import type { CountCell, CountSeries, HistogramSeries } from "../core/series.js";
+import type { BreakerTransition } from "../runtime/circuit-breaker.js";
+import { GuardedSessionStore } from "../state/guarded-session-store.js";
+import type { SessionStoreMeter } from "../state/measured-session-store.js";
+import type { SessionStore } from "../state/session-store.js";
+import { METHOD_LABELS, type CallRecorder } from "./call-recorder.js";
+import { collectedCounter, collectedHistogram } from "./collected.js";
 import type { InFlightCounter } from "./in-flight.js";
 
-const UNKNOWN = "_unknown";
-const KINDS = new Set(["plugin", "module", "server"]);
 const BREAKER_STATES = ["closed", "open", "trial"] as const;
 
 export interface MetricsSources {
-  methods: MethodRegistry;
-  /** Configured proxy aliases: other names are counted as `_unknown`. */
-  proxyAliases: ReadonlySet<string>;
+  /** What the RPC calls and proxied requests recorded. */
+  calls: CallRecorder;
   runtimeStatus(): Record<string, unknown>;
+  /** Streams the runtime admitted, by method. */
+  streamsStarted(): Iterable<CountCell>;
+  breakerTransitions(): BreakerTransition[];
   inFlight: InFlightCounter;
+  /** The server's session store: a guarded one (Redis, the cluster's master) reports its guard. */
+  sessionStore: SessionStore;
+  /** What the session store's loads and saves recorded; null when the store is not measured. */
+  sessionMeter: SessionStoreMeter | null;
 }
 
-export interface AppMetrics {
-  registry: Registry;
-  onRpcEvent(record: RpcEventRecord): void;
-  onProxyEvent(record: ProxyEventRecord): void;
-}
-
-export function createAppMetrics(sources: MetricsSources): AppMetrics {
+export function createAppMetrics(sources: MetricsSources): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const counter = (name: string, help: string, series: CountSeries) => collectedCounter(registry, name, help, series.labelNames, () => series.cells());
+  const histogram = (name: string, help: string, series: HistogramSeries) =>
+    collectedHistogram(registry, name, help, series.labelNames, series.bounds, () => series.cells());
+  const { calls } = sources;
 
-  const calls = new Counter({
-    name: "app_rpc_calls_total",
-    help: "RPC calls by target, method and answer code (OK for success)",
-    labelNames: ["kind", "id", "method", "code"] as const,
-    registers,
-  });
-  const duration = new Histogram({
-    name: "app_rpc_duration_seconds",
-    help: "RPC call duration from arrival to answer",
-    labelNames: ["kind", "id", "method"] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers,
-  });
-
-  const proxyRequests = new Counter({
-    name: "app_proxy_requests_total",
-    help: "Proxied requests by alias and answer status",
-    labelNames: ["alias", "status"] as const,
-    registers,
-  });
-  const proxyDuration = new Histogram({
-    name: "app_proxy_duration_seconds",
-    help: "Proxied request duration from arrival to the end of the answer",
-    labelNames: ["alias"] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120],
-    registers,
-  });
+  counter("app_rpc_calls_total", "RPC calls by target, method and answer code (OK for success)", calls.calls);
+  histogram("app_rpc_duration_seconds", "RPC call duration from arrival to answer", calls.durations);
+  collectedCounter(registry, "app_rpc_streams_started_total", "Streaming answers admitted (headers sent), by method", METHOD_LABELS, sources.streamsStarted);
+  counter("app_rpc_streams_ended_total", "Streaming answers ended, by method and code (OK, the error code, or RPC_CLIENT_CLOSED when the reader left)", calls.streamsEnded);
+  histogram("app_rpc_stream_duration_seconds", "Streaming answer duration from arrival to the terminal record", calls.streamDurations);
+  counter("app_rpc_stream_events_total", "Events written by streaming answers", calls.streamEvents);
+  counter("app_rpc_stream_bytes_total", "Body bytes written by streaming answers (events, pings, terminal records)", calls.streamBytes);
+  counter("app_proxy_requests_total", "Proxied requests by alias and answer status", calls.proxyRequests);
+  histogram("app_proxy_duration_seconds", "Proxied request duration from arrival to the end of the answer", calls.proxyDurations);
 
   const queue = (name: string, help: string, field: "active" | "queued") =>
     new Gauge({
@@ -118,6 +121,16 @@ export function createAppMetrics(sources: MetricsSources): AppMetrics {
     },
   });
 
+  collectedCounter(
+    registry,
+    "app_circuit_breaker_transitions_total",
+    "Circuit breaker state changes (with server.redis, this process's view of the shared breaker)",
+    ["key", "from", "to"],
+    () => sources.breakerTransitions().map(({ key, from, to, count }) => ({ labels: { key, from, to }, value: count })),
+  );
+
+  sessionStoreSeries(registry, sources);
+
   const isolation = (name: string, help: string, field: "threads" | "queued") =>
     new Gauge({
       name,
@@ -141,22 +154,54 @@ export function createAppMetrics(sources: MetricsSources): AppMetrics {
     },
   });
 
-  return {
+  return registry;
+}
+
+/** The session store's timings and errors, and the guard of a store in another process. */
+function sessionStoreSeries(registry: Registry, sources: MetricsSources): void {
+  const { sessionMeter: meter, sessionStore } = sources;
+  if (meter) {
+    const { durations, errors } = meter;
+    collectedHistogram(
+      registry,
+      "app_session_store_duration_seconds",
+      "Session data loads and saves by store kind and operation, failed ones included",
+      durations.labelNames,
+      durations.bounds,
+      () => durations.cells(),
+    );
+    collectedCounter(
+      registry,
+      "app_session_store_errors_total",
+      "Session data loads and saves that failed, by store kind, operation and error code",
+      errors.labelNames,
+      () => errors.cells(),
+    );
+  }
+  if (!(sessionStore instanceof GuardedSessionStore)) return;
+  const kind = sessionStore.kind;
+  collectedCounter(
     registry,
-    onRpcEvent(record) {
-      const known = sources.methods.target(record.kind, record.id)?.methods.has(record.method) === true;
-      const labels = known
-        ? { kind: record.kind, id: record.id, method: record.method }
-        : { kind: KINDS.has(record.kind) ? record.kind : UNKNOWN, id: UNKNOWN, method: UNKNOWN };
-      calls.inc({ ...labels, code: record.code ?? "OK" });
-      duration.observe(labels, record.durationMs / 1000);
+    "app_session_store_skipped_total",
+    "Session data loads and saves refused at once while the store was just found unreachable",
+    ["kind", "operation"],
+    () => {
+      const skipped = sessionStore.skipped;
+      return [
+        { labels: { kind, operation: "load" }, value: skipped.load },
+        { labels: { kind, operation: "save" }, value: skipped.save },
+      ];
     },
-    onProxyEvent(record) {
-      const alias = record.alias !== null && sources.proxyAliases.has(record.alias) ? record.alias : UNKNOWN;
-      proxyRequests.inc({ alias, status: String(record.status) });
-      proxyDuration.observe({ alias }, record.durationMs / 1000);
+  );
+  new Gauge({
+    name: "app_session_store_circuit_open",
+    help: "1 while calls skip a session store found unreachable (summed over workers: workers skipping it)",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ kind }, sessionStore.open ? 1 : 0);
     },
-  };
+  });
 }
 
 function entriesOf(value: unknown): Array<[string, unknown]> {

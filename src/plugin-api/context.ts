@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ItemSecure } from "../config/secure-config.js";
 import type { CoreFacade } from "../core/facade.js";
 import type { Logger } from "../log/logger.js";
+import type { TraceContext } from "../tracing/trace-context.js";
 
 /**
  * The viewer's session as a method sees it: a stable `id` (not the cookie's secret) and
@@ -36,7 +37,14 @@ export interface IsolatedRpcContext<Config = unknown, Event = unknown> {
   /** The same as `id` (the name code written for xOpat reads). */
   itemId: string;
   method: string;
+  /** The request's id: its `X-Request-Id` (a well-formed one the caller sent, or one made for it) and the `reqId` of its log events. */
   requestId: string;
+  /**
+   * The call's W3C trace context (README "Server methods"): `traceId`, `spanId`,
+   * `parentSpanId`, `sampled`, and `traceparent` / `tracestate` to send on an outbound
+   * request so that it continues the trace as this call's child.
+   */
+  trace: TraceContext;
   /** This plugin's or module's section of the config. */
   config: Config;
   /** This item's secure config, two tiers merged, and the verifier contexts' view (README "Secure config"). */

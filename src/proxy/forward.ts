@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
+import type { Attributes } from "@opentelemetry/api";
 import type { ProxyConfig } from "../config/schema.js";
 import { DEFAULT_TIMEOUT_MS } from "../config/resolve.js";
 import { clientResponseHeaders } from "./headers.js";
@@ -31,6 +32,8 @@ export interface Upstream {
   /** Lowercased names. */
   staticHeaders: ReadonlyArray<readonly [string, string]>;
   pool: Pool;
+  /** What a proxy span says of the upstream: its host and port, never its path or credentials. */
+  spanAttributes: Attributes;
 }
 
 /** The upstreams of every configured alias, built once; `close()` ends their pools. */
@@ -48,6 +51,7 @@ export class Upstreams {
         timeoutMs,
         authEnabled: proxyAuthEnabled(config),
         staticHeaders: Object.entries(config.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const),
+        spanAttributes: spanAttributesOf(alias, base.origin),
         pool: new Pool(base.origin, {
           connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) },
           headersTimeout: timeoutMs,
@@ -67,6 +71,12 @@ export class Upstreams {
   async close(): Promise<void> {
     await Promise.all([...this.#byAlias.values()].map((upstream) => upstream.pool.close().catch(() => upstream.pool.destroy())));
   }
+}
+
+function spanAttributesOf(alias: string, origin: string): Attributes {
+  const url = new URL(origin);
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return { "counterpart.proxy.alias": alias, "server.address": url.hostname, "server.port": port };
 }
 
 /** The client went away: nobody to answer, and the upstream request is aborted. */

@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { requestProtocol } from "../auth/origin.js";
+import type { TraceContext } from "../tracing/trace-context.js";
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "te", "trailer", "transfer-encoding", "upgrade"]);
 
@@ -78,6 +79,18 @@ export function upstreamRequestHeaders(req: IncomingMessage, options: ForwardedI
   return out;
 }
 
+/**
+ * This request's id and a `traceparent` whose parent is the proxy's own span go upstream in
+ * place of what the client sent: a malformed id or header the client sent never does, and
+ * the upstream's spans join the trace under this hop. Static headers and verifiers come after.
+ */
+export function applyTraceHeaders(headers: Record<string, string>, requestId: string, trace: TraceContext): void {
+  headers["x-request-id"] = requestId;
+  headers.traceparent = trace.traceparent;
+  if (trace.tracestate === undefined) delete headers.tracestate;
+  else headers.tracestate = trace.tracestate;
+}
+
 /** Static headers win over any header of the same name, whatever its case. */
 export function applyStaticHeaders(headers: Record<string, string>, staticHeaders: ReadonlyArray<readonly [string, string]>): void {
   if (staticHeaders.length === 0) return;
@@ -87,7 +100,9 @@ export function applyStaticHeaders(headers: Record<string, string>, staticHeader
 }
 
 /**
- * The upstream's answer headers as sent to the client. Its `Access-Control-*` headers are
+ * The upstream's answer headers as sent to the client. The answer carries this server's
+ * `X-Request-Id` (set on the response before forwarding), not one the upstream chose. Its
+ * `Access-Control-*` headers are
  * dropped: who may read the proxy's answers cross-origin is this server's decision
  * (`server.allowedOrigins`, src/http/cors.ts), and an upstream's `*` would replace it.
  * `ownVary` is what this server's answer already varies on (Origin), kept beside the
@@ -100,7 +115,7 @@ export function clientResponseHeaders(
   const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = Object.create(null);
   for (const name in headers) {
-    if (isHopByHop(name) || name === "set-cookie" || name.startsWith("access-control-") || named?.has(name)) continue;
+    if (isHopByHop(name) || name === "set-cookie" || name === "x-request-id" || name.startsWith("access-control-") || named?.has(name)) continue;
     const value = headers[name];
     if (value !== undefined) out[name] = value;
   }

@@ -14,11 +14,12 @@ import type { ErrorCode } from "../errors/codes.js";
 import { sendError, sendRawError } from "../http/send-error.js";
 import type { EventListeners } from "../log/events.js";
 import { ClientGoneError, Upstreams, forward, type ForwardOutcome } from "./forward.js";
-import { applyStaticHeaders, upstreamRequestHeaders } from "./headers.js";
+import { applyStaticHeaders, applyTraceHeaders, upstreamRequestHeaders } from "./headers.js";
 import { SessionCheck } from "../auth/session-cache.js";
 import { isSafeProxyPath, splitProxyUrl, upstreamPath } from "./target.js";
 import { verifyProxyAuth, type ProxyAuthDeps } from "./verify-proxy-auth.js";
 import type { UpstreamState } from "../auth/verifier-types.js";
+import { RequestTrace } from "../tracing/request-trace.js";
 
 export const PROXY_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const ALLOWED = new Set<string>(PROXY_METHODS);
@@ -29,11 +30,13 @@ interface ProxyEvent {
   alias: string | null;
   method: string;
   startedAt: number;
+  /** The request's span, and the trace the upstream request continues. */
+  trace: RequestTrace;
 }
 
 /** What the proxy needs from the server it is part of. */
 export interface ProxyRouteOptions extends ProxyAuthDeps {
-  config: Pick<ResolvedConfig, "proxies" | "trustProxy" | "jwt">;
+  config: Pick<ResolvedConfig, "proxies" | "trustProxy" | "jwt" | "traceContext">;
   sessionChecks: SessionCheck;
   events: EventListeners;
 }
@@ -42,6 +45,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
   const upstreams = new Upstreams(options.config.proxies);
   const trustProxy = options.config.trustProxy;
   const sessions = options.sessionChecks;
+  const trustTraceContext = options.config.traceContext.trustIncoming;
   app.addHook("onClose", async () => upstreams.close());
 
   // Request bodies are streamed upstream untouched: Fastify must not read them.
@@ -49,7 +53,9 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
   app.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined));
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
-    const event: ProxyEvent = { reqId: request.id, alias: null, method: request.method, startedAt: performance.now() };
+    const trace = RequestTrace.start(request.headers, trustTraceContext, "proxy", "client");
+    if (trace.recording) trace.setAttributes({ "http.request.method": request.method, "counterpart.request_id": request.id });
+    const event: ProxyEvent = { reqId: request.id, alias: null, method: request.method, startedAt: performance.now(), trace };
     if (!ALLOWED.has(request.method)) return reject(reply, event, "PROXY_METHOD_NOT_ALLOWED");
     const session = sessions.session(readSessionCookie(request.headers));
     if (!session) return reject(reply, event, "PROXY_NO_SESSION");
@@ -59,6 +65,11 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     const upstream = target.alias === null ? undefined : upstreams.get(target.alias);
     if (!upstream) return reject(reply, event, "PROXY_UNKNOWN_ALIAS");
     event.alias = upstream.alias;
+    // Named by a configured alias only, and never with the path or query: they may carry keys.
+    if (trace.recording) {
+      trace.rename(`proxy ${upstream.alias}`);
+      trace.setAttributes(upstream.spanAttributes);
+    }
     const path = isSafeProxyPath(target.rawPath) ? upstreamPath(upstream.base, target.rawPath, target.query) : null;
     if (path === null) return reject(reply, event, "PROXY_BAD_PATH");
 
@@ -66,6 +77,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
       headers: upstreamRequestHeaders(request.raw, { trustProxy }),
       targetPath: `/${target.rawPath}${target.query}`,
     };
+    applyTraceHeaders(state.headers, request.id, trace.context);
     if (upstream.authEnabled) {
       const passed = await verifyProxyAuth(request.raw, reply.raw, options, upstream.alias, upstream.config, state, request.id);
       // The client left while a verifier was busy, or a verifier answered by itself.
@@ -123,10 +135,11 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     // Never the query string or header values: they may carry tokens and personal data.
     const durationMs = Math.round((performance.now() - event.startedAt) * 1000) / 1000;
     // One shape for every event (pino leaves out undefined fields), as for RPC calls.
-    const fields = { event: name, reqId: event.reqId, alias: event.alias, method: event.method, status, durationMs, code, reason };
+    const fields = { event: name, reqId: event.reqId, traceId: event.trace.traceId, alias: event.alias, method: event.method, status, durationMs, code, reason };
     if (status >= 500 && name === "proxy.error") options.log.error(fields, name);
     else if (name === "proxy.complete") options.log.info(fields, name);
     else options.log.warn(fields, name);
+    event.trace.end(status, code);
     const listeners = options.events.proxy;
     if (listeners.length === 0) return;
     const record = { event: name, alias: event.alias, method: event.method, status, durationMs };

@@ -13,6 +13,7 @@ import { CallTimeoutError, ClientGoneError } from "../runtime/call-lifetime.js";
 import { SerializedResult } from "../runtime/serialized-result.js";
 import { errorJson, JSON_TYPE, sendError } from "../http/send-error.js";
 import type { NdjsonStream } from "./ndjson-stream.js";
+import { endRpcSpan } from "./call-trace.js";
 
 export interface AnswerOptions {
   dev: boolean;
@@ -107,6 +108,8 @@ function logEvent(
   const fields = {
     event,
     reqId: call.requestId,
+    // The caller's or the span's, or one `ctx.trace` made; absent when nobody traced the call.
+    traceId: call.trace.traceId,
     kind: call.kind,
     id: call.id,
     method: call.method,
@@ -122,8 +125,9 @@ function logEvent(
   if (status >= 500) log.error(fields, event);
   else if (event === "rpc.complete") log.info(fields, event);
   else log.warn(fields, event);
+  endRpcSpan(call, status, code);
   if (listeners.length === 0) return;
-  const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs };
+  const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs, events: stream?.events, bytes: stream?.bytes };
   for (const listener of listeners) listener(record);
 }
 

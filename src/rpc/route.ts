@@ -27,6 +27,7 @@ import { parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "../runtime/call.js";
 import { checkStreamMode, resolveInDevMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
+import { nameRpcSpan, startRpcTrace } from "./call-trace.js";
 import { CallSession } from "../state/call-session.js";
 import type { SessionStore } from "../state/session-store.js";
 
@@ -42,7 +43,7 @@ export interface RpcRouteOptions {
   log: Logger;
   maskSecrets: SecretMask | null;
   events: EventListeners;
-  config: Pick<ResolvedConfig, "allowedOrigins" | "trustProxy" | "rpc" | "rpcVerifiers" | "session">;
+  config: Pick<ResolvedConfig, "allowedOrigins" | "trustProxy" | "rpc" | "rpcVerifiers" | "session" | "traceContext">;
   registry: Registry;
   /** Dev mode only: edited, new server files and new items are picked up before a call. */
   devReload: DevReload | undefined;
@@ -62,12 +63,13 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
   const { runtime } = options;
   const answer: AnswerOptions = { dev: options.dev, log: options.log, maskSecrets: options.maskSecrets, listeners: options.events.rpc };
   const originPolicy = { allowedOrigins: options.config.allowedOrigins, trustProxy: options.config.trustProxy };
+  const trustTraceContext = options.config.traceContext.trustIncoming;
 
   // Errors Fastify raises before the handler (a malformed Content-Type, say) are answered
   // in the RPC shape and logged as the call's one event.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const params = (request.params ?? {}) as Partial<RpcParams>;
-    const call = startCall(request.id, { kind: params.kind ?? "", id: params.id ?? "", method: params.method ?? "" });
+    const call = startCall(request.id, { kind: params.kind ?? "", id: params.id ?? "", method: params.method ?? "" }, startRpcTrace(request, trustTraceContext));
     const status = error.statusCode ?? 500;
     const answered =
       request.method !== "POST"
@@ -89,7 +91,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
   app.addContentTypeParser("*", leaveBodyAlone);
 
   async function handle(request: FastifyRequest<{ Params: RpcParams }>, reply: FastifyReply) {
-    const call = startCall(request.id, request.params);
+    const call = startCall(request.id, request.params, startRpcTrace(request, trustTraceContext));
     // Ended here when the client goes away, and by its own timer when the call's timeout
     // passes; `ctx.signal` follows it.
     const lifetime = new CallLifetime();
@@ -108,6 +110,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         target = resolveTargetItem(options.registry, call.kind, call.id);
         entry = resolveMethod(target, call.method);
       }
+      nameRpcSpan(call, entry);
       // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
       // (started over by the runtime) one for the queue wait and the method.
       lifetime.startTimeout(entry.policy.timeoutMs);
@@ -190,7 +193,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         (request as FastifyRequest<{ Params: RpcParams }>).params = params;
         return handle(request as FastifyRequest<{ Params: RpcParams }>, reply);
       }
-      const call = startCall(request.id, { kind: "", id: "", method: "" });
+      const call = startCall(request.id, { kind: "", id: "", method: "" }, startRpcTrace(request, trustTraceContext));
       answerError(reply, call, errorOf("RPC_UNKNOWN_TARGET"), answer);
       return reply;
     },

@@ -2,6 +2,8 @@
  * What the gateway knows about a call as it moves along the request path; the answer
  * step turns it into exactly one log event.
  */
+import type { RequestTrace } from "../tracing/request-trace.js";
+
 export type CallPhase = "check" | "run";
 
 export interface RpcCall {
@@ -15,9 +17,11 @@ export interface RpcCall {
   phase: CallPhase;
   /** Set when the queue held the call, for `details.queued` on a timeout. */
   queued: boolean;
+  /** `ctx.trace`, the call's span, and the `traceId` of its log event. */
+  trace: RequestTrace;
 }
 
-export function startCall(requestId: string, params: { kind: string; id: string; method: string }): RpcCall {
+export function startCall(requestId: string, params: { kind: string; id: string; method: string }, trace: RequestTrace): RpcCall {
   return {
     requestId,
     startedAt: performance.now(),
@@ -27,5 +31,6 @@ export function startCall(requestId: string, params: { kind: string; id: string;
     contextId: null,
     phase: "check",
     queued: false,
+    trace,
   };
 }

@@ -37,6 +37,38 @@ export interface BreakerRegistry {
   /** `trialLeaseMs`: how long a shared trial claim lasts when its process dies (the calling method's `timeoutMs`). */
   for(key: string, failureThreshold: number, resetAfterMs: number, trialLeaseMs: number): Breaker;
   status(): Record<string, BreakerStatus>;
+  /** Every move between states so far, by breaker (a shared breaker's: this process's view of it). */
+  transitions(): BreakerTransition[];
+}
+
+export interface BreakerTransition {
+  key: string;
+  from: BreakerState;
+  to: BreakerState;
+  count: number;
+}
+
+const STATES: readonly BreakerState[] = ["closed", "open", "trial"];
+
+/**
+ * How often one breaker moved from each state to each other, for metrics. Counted where
+ * the state changes rather than read from it at scrape time: a breaker that opens and
+ * closes again between two scrapes would otherwise never be seen open.
+ */
+export class StateChanges {
+  readonly #counts = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+  note(from: BreakerState, to: BreakerState): void {
+    if (from !== to) this.#counts[STATES.indexOf(from) * STATES.length + STATES.indexOf(to)]! += 1;
+  }
+
+  list(key: string): BreakerTransition[] {
+    const out: BreakerTransition[] = [];
+    this.#counts.forEach((count, at) => {
+      if (count > 0) out.push({ key, from: STATES[Math.floor(at / STATES.length)]!, to: STATES[at % STATES.length]!, count });
+    });
+    return out;
+  }
 }
 
 /** What a breaker counts; `openUntil` is when an open breaker lets its trial through. */
@@ -77,6 +109,7 @@ export class CircuitBreaker implements Breaker {
   readonly key: string;
   readonly failureThreshold: number;
   readonly resetAfterMs: number;
+  readonly transitions = new StateChanges();
   readonly #counts: BreakerCounts = { state: "closed", failures: 0, openUntil: 0 };
 
   constructor(key: string, failureThreshold: number, resetAfterMs: number) {
@@ -102,6 +135,7 @@ export class CircuitBreaker implements Breaker {
     if (counts.state === "closed") return false;
     if (counts.state === "open" && now >= counts.openUntil) {
       counts.state = "trial";
+      this.transitions.note("open", "trial");
       return true;
     }
     // Open, or a trial already under way: nobody else gets through.
@@ -110,7 +144,9 @@ export class CircuitBreaker implements Breaker {
   }
 
   record(outcome: CallOutcome, isTrial: boolean, now = Date.now()): void {
+    const before = this.#counts.state;
     recordOutcome(this.#counts, outcome, isTrial, now, this.failureThreshold, this.resetAfterMs);
+    this.transitions.note(before, this.#counts.state);
   }
 }
 
@@ -132,5 +168,9 @@ export class CircuitBreakers implements BreakerRegistry {
       out[key] = { state: breaker.state, failures: breaker.failures, failureThreshold: breaker.failureThreshold, resetAfterMs: breaker.resetAfterMs };
     }
     return out;
+  }
+
+  transitions(): BreakerTransition[] {
+    return [...this.#breakers.values()].flatMap((breaker) => breaker.transitions.list(breaker.key));
   }
 }

@@ -4,6 +4,7 @@ import type { CoreFacade } from "../core/facade.js";
 import type { Logger } from "../log/logger.js";
 import type { RpcCall } from "./call.js";
 import type { IsolatedRpcContext, RpcContext, RpcSession } from "../plugin-api/context.js";
+import type { TraceContext } from "../tracing/trace-context.js";
 import type { ItemSecure } from "../config/secure-config.js";
 import type { CallLifetime } from "./call-lifetime.js";
 import { notStreaming, type StreamSink } from "./stream-sink.js";
@@ -35,9 +36,9 @@ export interface Invocation {
 
 /**
  * The `ctx` of an inline method. A class rather than an object literal with getters: the
- * literal cost about a microsecond per call. `signal`, `log` and `session` are made on first
- * use (an AbortSignal, a child logger and the session object each cost more than the rest
- * of the context).
+ * literal cost about a microsecond per call. `signal`, `log`, `session` and `trace` are made
+ * on first use (an AbortSignal, a child logger, the session object and random ids each cost
+ * more than the rest of the context).
  */
 class InlineContext implements RpcContext {
   readonly user: unknown;
@@ -87,6 +88,10 @@ class InlineContext implements RpcContext {
     return this.#invocation.session?.view ?? null;
   }
 
+  get trace(): TraceContext {
+    return this.#invocation.call.trace.context;
+  }
+
   get log(): Logger {
     this.#log ??= this.#invocation.log.child({ reqId: this.requestId, kind: this.kind, id: this.id, method: this.method });
     return this.#log;
@@ -118,6 +123,7 @@ export function isolatedContext(invocation: Invocation): IsolatedContextData {
     itemId: invocation.entry.id,
     method: invocation.entry.name,
     requestId: invocation.call.requestId,
+    trace: invocation.call.trace.context,
     config: invocation.config,
     secure: invocation.secure,
     core: invocation.core,

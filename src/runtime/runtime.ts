@@ -11,9 +11,9 @@
  * its session's save) really ends, even when the caller was already answered.
  */
 import type { MethodEntry } from "../discovery/registry.js";
-import { errorOf, isHttpError } from "../errors/http-error.js";
+import { isHttpError } from "../errors/http-error.js";
 import type { IsolationSettings } from "../config/schema.js";
-import { CircuitBreakers, type BreakerRegistry, type CallOutcome } from "./circuit-breaker.js";
+import { CircuitBreakers, type BreakerRegistry, type BreakerTransition, type CallOutcome } from "./circuit-breaker.js";
 import { SharedCircuitBreakers } from "./shared-circuit-breaker.js";
 import { ConcurrencyLimiters, type ConcurrencyLimiter } from "./concurrency.js";
 import { CallTimeoutError, ClientGoneError } from "./call-lifetime.js";
@@ -21,8 +21,9 @@ import { runInline } from "./executor.js";
 import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
-import { SerializedResult } from "./serialized-result.js";
+import { toSerialized, type SerializedResult } from "./serialized-result.js";
 import { youngGenerationLimited } from "../core/young-generation.js";
+import { CountSeries, type CountCell } from "../core/series.js";
 import type { CallSession } from "../state/call-session.js";
 import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
 
@@ -45,6 +46,8 @@ export class RpcRuntime {
   readonly #options: RuntimeOptions;
   readonly #breakers: BreakerRegistry;
   readonly #limiters = new ConcurrencyLimiters();
+  /** Streams admitted, by method: the gateway sees only how each one ended. */
+  readonly #streamsStarted = new CountSeries(["kind", "id", "method"]);
   #pool: Promise<IsolationPool> | null = null;
   #poolStatus: IsolationPool | null = null;
 
@@ -106,7 +109,10 @@ export class RpcRuntime {
       lifetime.throwIfEnded();
       call.phase = "run";
       // Admitted: a streaming answer's headers go out now, before the method's first event.
-      invocation.stream?.open();
+      if (invocation.stream) {
+        invocation.stream.open();
+        this.#streamsStarted.cell([entry.kind, entry.id, entry.name]).value += 1;
+      }
       work = this.#execute(invocation, isolatedArgs);
       const value = await lifetime.race(work);
       // The session's data is saved before the answer, under the call's timeout and slot.
@@ -137,6 +143,10 @@ export class RpcRuntime {
 
   #execute(invocation: Invocation, isolatedArgs: Uint8Array | null): Promise<unknown> {
     if (isolatedArgs) return this.#isolationPool().then((pool) => pool.run(invocation, isolatedArgs));
+    const { trace } = invocation.call;
+    // Under an SDK, spans the method's own code makes (an instrumented fetch) are the call's
+    // children, and follow its sampling decision.
+    if (trace.hasSpan) return trace.run(() => runInline(invocation.entry, inlineContext(invocation), invocation.args));
     return runInline(invocation.entry, inlineContext(invocation), invocation.args);
   }
 
@@ -162,6 +172,16 @@ export class RpcRuntime {
       queues: this.#limiters.status(),
       isolation: this.#poolStatus?.status() ?? null,
     };
+  }
+
+  /** Streams admitted so far, by method (for metrics). */
+  streamsStarted(): Iterable<CountCell> {
+    return this.#streamsStarted.cells();
+  }
+
+  /** Every breaker's moves between states so far (for metrics). */
+  breakerTransitions(): BreakerTransition[] {
+    return this.#breakers.transitions();
   }
 
   async close(): Promise<void> {
@@ -209,18 +229,4 @@ function saveAfterFailure(work: Promise<unknown>, session: CallSession, callEnde
 
 function isIsolated(entry: MethodEntry): boolean {
   return entry.policy.isolation === "worker" && Boolean(entry.file);
-}
-
-function toSerialized(result: unknown): SerializedResult {
-  if (result instanceof SerializedResult) return result;
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(result === undefined ? null : result);
-  } catch (error) {
-    // A result quoting a session whose store is down: the store's answer, not a bad result.
-    if (isHttpError(error)) throw error;
-    // The serialiser's message may quote the method's data: it goes to the log only.
-    throw Object.assign(errorOf("RPC_BAD_RESULT"), { cause: error });
-  }
-  return new SerializedResult(json ?? "null");
 }

@@ -13,7 +13,16 @@
  */
 import { errorOf } from "../errors/http-error.js";
 import type { SharedBreakerStore, SharedBreakerView } from "../state/shared-state.js";
-import { recordOutcome, type Breaker, type BreakerRegistry, type BreakerState, type BreakerStatus, type CallOutcome } from "./circuit-breaker.js";
+import {
+  recordOutcome,
+  StateChanges,
+  type Breaker,
+  type BreakerRegistry,
+  type BreakerState,
+  type BreakerStatus,
+  type BreakerTransition,
+  type CallOutcome,
+} from "./circuit-breaker.js";
 
 /** A trial claim outlives the trial call's timeout by this much, for the record's round trip. */
 const TRIAL_LEASE_MARGIN_MS = 2_000;
@@ -22,6 +31,8 @@ export class SharedCircuitBreaker implements Breaker {
   readonly key: string;
   readonly failureThreshold: number;
   readonly resetAfterMs: number;
+  /** The view's moves: what this process saw and acted on, whoever moved the breaker. */
+  readonly transitions = new StateChanges();
   readonly #store: SharedBreakerStore;
   #trialLeaseMs: number;
   #state: BreakerState = "closed";
@@ -76,7 +87,7 @@ export class SharedCircuitBreaker implements Breaker {
         if (claim.granted) {
           this.#version = Math.max(this.#version, claim.version);
           this.#changes += 1;
-          this.#state = "trial";
+          this.#moveTo("trial");
           this.#ownTrial = { token: claim.token };
           return true;
         }
@@ -128,10 +139,10 @@ export class SharedCircuitBreaker implements Breaker {
     this.#failures = view.failures;
     // The trial in the store is this process's own: it stays under way here.
     if (view.state === "trial" && this.#ownTrial) {
-      this.#state = "trial";
+      this.#moveTo("trial");
       return;
     }
-    this.#state = view.state;
+    this.#moveTo(view.state);
     this.#until = Date.now() + view.remainingMs;
   }
 
@@ -140,7 +151,7 @@ export class SharedCircuitBreaker implements Breaker {
   }
 
   #claimHere(): boolean {
-    this.#state = "trial";
+    this.#moveTo("trial");
     this.#ownTrial = { token: null };
     return true;
   }
@@ -150,9 +161,14 @@ export class SharedCircuitBreaker implements Breaker {
     this.#changes += 1;
     const counts = { state: this.#state, failures: this.#failures, openUntil: this.#until };
     recordOutcome(counts, outcome, isTrial, Date.now(), this.failureThreshold, this.resetAfterMs);
-    this.#state = counts.state;
+    this.#moveTo(counts.state);
     this.#failures = counts.failures;
     this.#until = counts.openUntil;
+  }
+
+  #moveTo(state: BreakerState): void {
+    this.transitions.note(this.#state, state);
+    this.#state = state;
   }
 
   #refusal(retryAfterMs: number) {
@@ -193,6 +209,10 @@ export class SharedCircuitBreakers implements BreakerRegistry {
     const shared = this.#store.ready;
     for (const [key, breaker] of this.#breakers) out[key] = { ...breaker.status(), shared };
     return out;
+  }
+
+  transitions(): BreakerTransition[] {
+    return [...this.#breakers.values()].flatMap((breaker) => breaker.transitions.list(breaker.key));
   }
 
   #sync(breaker: SharedCircuitBreaker): void {

@@ -19,6 +19,8 @@ export class GuardedSessionStore implements SessionStore {
   /** 0 while the store answers; else when the next call may try it again. */
   #downUntil = 0;
   #probing = false;
+  #skippedLoads = 0;
+  #skippedSaves = 0;
 
   constructor(inner: SessionStore, retryMs = STORE_RETRY_MS) {
     this.#inner = inner;
@@ -29,13 +31,29 @@ export class GuardedSessionStore implements SessionStore {
     return this.#inner.kind;
   }
 
+  /** True from the answer that found the store unreachable until one that reaches it (for metrics). */
+  get open(): boolean {
+    return this.#downUntil !== 0;
+  }
+
+  /** Loads and saves refused without asking the store, while open (for metrics). */
+  get skipped(): { load: number; save: number } {
+    return { load: this.#skippedLoads, save: this.#skippedSaves };
+  }
+
   load(id: string): ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>> {
-    if (this.#skip()) return Promise.reject(errorOf("SESSION_STORE_UNAVAILABLE"));
+    if (this.#skip()) {
+      this.#skippedLoads += 1;
+      return Promise.reject(errorOf("SESSION_STORE_UNAVAILABLE"));
+    }
     return this.#watch(this.#inner.load(id));
   }
 
   save(id: string, changes: SessionChanges, expiresAtMs: number, maxBytes: number): Promise<void> {
-    if (this.#skip()) return Promise.reject(errorOf("SESSION_STORE_UNAVAILABLE"));
+    if (this.#skip()) {
+      this.#skippedSaves += 1;
+      return Promise.reject(errorOf("SESSION_STORE_UNAVAILABLE"));
+    }
     return Promise.resolve(this.#watch(this.#inner.save(id, changes, expiresAtMs, maxBytes)));
   }
 

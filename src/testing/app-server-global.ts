@@ -5,10 +5,7 @@
  * factory as a server's (plugin-api/app-server.ts), with the config's default outbound
  * settings; a server started later in the process installs its own over it.
  */
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseConfig } from "../config/load.js";
-import { importServerFile } from "../discovery/import-server-file.js";
 import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
 
 export function ensureAppServerGlobal(): void {
@@ -25,15 +22,4 @@ export function ensureAppServerGlobal(): void {
     // importServerModule needs the items of a running server, which a made-up ctx has not.
     targetScope: () => undefined,
   });
-}
-
-/**
- * Imports a server file as the server does, `.ts` included (types stripped by the
- * server's own loader, so a `node:test` file can call a TypeScript method on Node 20).
- * A server in this process that loads the same file shares the one module instance.
- */
-export async function loadServerFile<M = Record<string, unknown>>(file: string | URL): Promise<M> {
-  ensureAppServerGlobal();
-  const path = typeof file === "string" ? resolve(file) : fileURLToPath(file);
-  return (await importServerFile(path)) as M;
 }

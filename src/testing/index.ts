@@ -12,22 +12,21 @@ import { ensureAppServerGlobal } from "./app-server-global.js";
 ensureAppServerGlobal();
 
 export { startTestApp, type TestApp, type TestAppOptions, type ViewerOptions } from "./test-app.js";
+export type { TestClient } from "./test-client.js";
+export type { ItemClient, UntypedServerFile } from "./item-client.js";
 export type {
-  TestClient,
   AnswerHeaders,
   CallAnswer,
   CallOptions,
   HttpAnswer,
-  ItemClient,
   RequestOptions,
   RpcAnswerBody,
   RpcKind,
   StreamAnswer,
   StreamEnd,
-  UntypedServerFile,
-} from "./test-client.js";
+} from "./wire-types.js";
 export { RpcCallError } from "./call-error.js";
 export { callMethod, makeContext, type CallMethodArgs, type ContextOverrides, type MethodRun, type TestContext } from "./make-context.js";
-export { loadServerFile } from "./app-server-global.js";
+export { loadServerFile } from "./server-file.js";
 export type { LogFilter, LogLine } from "./log-capture.js";
 export type { ArgsOf, ConfigOf, EventOf, InputOf, ResultOf, ServerMethod } from "./method-types.js";

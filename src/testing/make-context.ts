@@ -2,9 +2,10 @@
  * A made-up `ctx` for calling one method function directly, without a server: every
  * field of `RpcContext` with a default a test can override, and what the method did to it
  * kept for the test to read (its events, log lines and session data). It follows the
- * server's rules where a method could notice them: events and session data go through
- * JSON, `id` and `createdAt` are read-only, `emit` rejects once the signal fired or the
- * method returned.
+ * server's rules where a method could notice them, so that a test cannot pass where a
+ * real call fails: the input, the result, events and session data go through JSON, `id`
+ * and `createdAt` are read-only, `emit` rejects in a buffered method and once the signal
+ * fired or the method returned.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { IncomingMessage, ServerResponse } from "node:http";
@@ -13,10 +14,14 @@ import { itemSecure, frozenCopy, type SecureBlock } from "../config/secure-confi
 import { createCoreFacade } from "../core/facade.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import type { RpcContext, RpcSession } from "../plugin-api/context.js";
-import { refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
+import { parseRpcBody } from "../rpc/body.js";
+import { toSerialized } from "../runtime/serialized-result.js";
+import { notStreaming, refusedEmit, serializeEvent, StreamEndedError } from "../runtime/stream-sink.js";
 import { fieldsOf, sessionView } from "../state/session-data.js";
+import { randomSpanId, randomTraceId, traceContextOf, type TraceContext } from "../tracing/trace-context.js";
 import { ensureAppServerGlobal } from "./app-server-global.js";
 import { LogCapture, type LogLine } from "./log-capture.js";
+import { declaredStreaming } from "./server-file.js";
 import type { ArgsOf, ConfigOf, EventOf, InputOf, ResultOf, ServerMethod } from "./method-types.js";
 
 export interface ContextOverrides<Config = unknown> {
@@ -44,6 +49,8 @@ export interface ContextOverrides<Config = unknown> {
   viewerId?: string;
   contextId?: string;
   requestId?: string;
+  /** `ctx.trace` (default: a trace of its own, not sampled). */
+  trace?: TraceContext;
   /** `ctx.core.server.devMode` and `APP_SERVER.isDevMode(ctx)` (default false). */
   dev?: boolean;
   /** `ctx.core.client.domain` (default `""`). */
@@ -52,6 +59,12 @@ export interface ContextOverrides<Config = unknown> {
   req?: IncomingMessage;
   /** `ctx.res` (default: a response to `req` that goes nowhere). */
   res?: ServerResponse;
+  /**
+   * Whether the method streams (`policy.<name>.runtime.streaming`). A buffered method's
+   * `ctx.emit` rejects, as the server's does. Default false; `callMethod` reads it from the
+   * policy of a function `loadServerFile` loaded.
+   */
+  streaming?: boolean;
 }
 
 export interface TestContext<Config = unknown, Event = unknown> {
@@ -74,7 +87,10 @@ export interface TestContext<Config = unknown, Event = unknown> {
 
 /** What `callMethod` gives back: the result and what the method left in its `ctx`. */
 export interface MethodRun<F extends ServerMethod> {
+  /** The result as the viewer receives it: through the server's JSON (a `Date` is a string, `undefined` is null). */
   result: ResultOf<F>;
+  /** The value the method returned, before JSON. */
+  returned: ResultOf<F>;
   events: Array<EventOf<F>>;
   logs: LogLine[];
   session: RpcSession | null;
@@ -91,6 +107,7 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
   const secure = itemSecure(kind, id, frozenCopy(overrides.secure ?? {}) as SecureBlock, frozenCopy(overrides.rpcVerifiers ?? {}) as SecureBlock);
   const session = overrides.session === null ? null : madeUpSession(overrides.session ?? {});
   const signal = overrides.signal ?? new AbortController().signal;
+  const streaming = overrides.streaming ?? false;
   const events: Event[] = [];
   const capture = new LogCapture();
   let ended = false;
@@ -108,11 +125,13 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
     itemId: id,
     method,
     requestId,
+    trace: overrides.trace ?? traceContextOf(randomTraceId(), randomSpanId(), 0),
     config: (overrides.config ?? {}) as Config,
     secure,
     core: createCoreFacade({ dev: overrides.dev ?? false, secure, domain: overrides.publicOrigin ?? null }),
     signal,
     emit(value: Event): Promise<void> {
+      if (!streaming) return notStreaming();
       if (ended) return refusedEmit(new StreamEndedError());
       if (signal.aborted) return refusedEmit(signal.reason);
       let json: string;
@@ -163,15 +182,37 @@ export type CallMethodArgs<F extends ServerMethod> = [] extends ArgsOf<F>
  * method threw (an `RpcError` keeps its `status`, `code` and `details`). Types come from
  * `fn`: `input` is its argument, `overrides.config` its `ctx.config`, the events its
  * `Event`. A method with more than one argument: `makeContext`, then call it yourself.
+ *
+ * The input and the result cross JSON as they would between a browser and the server,
+ * by the server's own code, so that a test passes only with values a real call carries.
  */
 export async function callMethod<F extends ServerMethod>(fn: F, ...[input, overrides = {}]: CallMethodArgs<F>): Promise<MethodRun<F>> {
-  const test = makeContext<ConfigOf<F>, EventOf<F>>({ method: fn.name || undefined, ...overrides });
+  const args = argsOverTheWire(input);
+  const test = makeContext<ConfigOf<F>, EventOf<F>>({ method: fn.name || undefined, ...overrides, streaming: overrides.streaming ?? declaredStreaming(fn) });
   try {
-    const result = (await (input === undefined ? fn(test.ctx) : fn(test.ctx, input))) as ResultOf<F>;
-    return { result, events: test.events, logs: test.logs, session: test.session, sessionData: test.sessionData, ctx: test.ctx };
+    const returned = (await fn(test.ctx, ...args)) as ResultOf<F>;
+    // Refused as the server refuses it: RPC_BAD_RESULT, with the serialiser's error as its cause.
+    const result = JSON.parse(toSerialized(returned).json) as ResultOf<F>;
+    return { result, returned, events: test.events, logs: test.logs, session: test.session, sessionData: test.sessionData, ctx: test.ctx };
   } finally {
     test.end();
   }
+}
+
+/**
+ * The arguments the method gets for `input`: the body the browser builds (no argument for
+ * `undefined`) as JSON, read back by the server's body parser, which refuses what the
+ * server refuses (a `__proto__` key).
+ */
+function argsOverTheWire(input: unknown): unknown[] {
+  let json: string;
+  try {
+    json = JSON.stringify({ args: input === undefined ? [] : [input] });
+  } catch (error) {
+    // The browser's call would fail the same way, before sending anything.
+    throw new TypeError(`callMethod: the input is not JSON-serialisable (${(error as Error).message})`, { cause: error });
+  }
+  return parseRpcBody(Buffer.from(json)).args;
 }
 
 function madeUpSession(start: Record<string, unknown>): RpcSession {

@@ -21,6 +21,9 @@ export type ArgsOf<F> = F extends (ctx: any, ...args: infer A) => unknown ? A : 
 /** The method's first argument after `ctx`; `undefined` for a method that takes none. */
 export type InputOf<F> = ArgsOf<F> extends [] ? undefined : ArgsOf<F>[0];
 
+/** The input as a caller passes it: left out only when the method's own signature lets it. */
+export type InputArgs<F> = [] extends ArgsOf<F> ? [input?: InputOf<F>] : [input: InputOf<F>];
+
 /** What the method's promise (or plain return) gives. */
 export type ResultOf<F> = F extends (...args: any[]) => infer R ? Awaited<R> : never;
 

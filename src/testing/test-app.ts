@@ -13,7 +13,8 @@ import { SESSION_COOKIE } from "../auth/session.js";
 import { requireInject } from "./inject-support.js";
 import { LogCapture, type LogFilter, type LogLine } from "./log-capture.js";
 import { keepCookies } from "./cookie-jar.js";
-import { TestClient, type AnswerHeaders, type OutgoingRequest, type RawAnswer, type Send } from "./test-client.js";
+import { TestClient } from "./test-client.js";
+import type { AnswerHeaders, OutgoingRequest, RawAnswer, Send } from "./wire-types.js";
 
 export interface TestAppOptions {
   /** The app root: a path, or a `file:` URL such as `new URL("..", import.meta.url)`. */

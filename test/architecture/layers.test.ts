@@ -14,7 +14,7 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
 export const LAYERS: string[][] = [
   ["errors"],
   ["config", "log"],
-  ["core", "http", "outbound"],
+  ["core", "http", "outbound", "tracing"],
   ["state"],
   ["auth"],
   ["plugin-api"],

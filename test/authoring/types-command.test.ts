@@ -222,6 +222,55 @@ export async function wrong(): Promise<void> {
     expect(actual).toEqual(expected);
   });
 
+  it("keeps typed elements assignable to the bare AppElement, and an id chosen at run time untyped", () => {
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+import { AppElement, type RpcTarget } from "@counterpart-viewer/server/client";
+
+function register(el: AppElement): string {
+  return el.kind + "/" + el.id;
+}
+function plugins(el: AppElement<"plugin">): string {
+  return el.id;
+}
+class Chat extends AppElement<"plugin", "chat"> {
+  constructor() {
+    super({ kind: "plugin", id: "chat" });
+  }
+}
+
+export async function elements(chosen: string): Promise<void> {
+  const notes = new AppElement({ kind: "plugin", id: "notes" });
+  register(notes);
+  register(new AppElement({ kind: "module", id: "legacy" }));
+  register(new Chat());
+  plugins(notes);
+  plugins(new AppElement({ kind: "module", id: "legacy" })); // error TS2345
+  const els: AppElement[] = [notes, new Chat()];
+  els.push(notes, new AppElement({ kind: "module", id: "legacy" }));
+  const handlers: Array<(el: AppElement) => string> = [register, (el: AppElement) => el.id];
+  // Through the bare type an element is untyped, as an element of an id chosen at run time is.
+  const anything: unknown = await els[0]!.server().whatever({ any: 1 });
+  const runtime = new AppElement({ kind: "plugin", id: chosen });
+  els.push(runtime);
+  const answer: unknown = await runtime.server().anything(1);
+  const target: RpcTarget = runtime.server();
+  const handle = runtime.server().$stream.any<{ n: number }, string>();
+  for await (const event of handle.events) void (event.n satisfies number);
+  // ...and a typed one stays typed.
+  const id: number = (await notes.server().search({ q: "x" }))[0]!.id;
+  await notes.server().search({ q: 1 }); // error TS2322
+  await notes.server().whatever(); // error TS2339
+  await new Chat().server().reply({ prompt: "x" }); // error TS2339
+  new AppElement({ kind: "plugin", id: "nope" }); // error TS2322
+  void [handlers, anything, answer, target, id];
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+
   it("changes nothing for a viewer compiled without the file: any id, any method, unknown answers", () => {
     const diagnostics = compileViewer(
       root,
@@ -303,6 +352,25 @@ export async function calls(): Promise<void> {
     expect(actual).toEqual(expected);
   });
 
+  it("takes the root from APP_ROOT and the config from APP_CONFIG, as the server does; the flags win", async () => {
+    writeFiles(root, { "deploy.json": JSON.stringify({ server: { rpc: { expose: "policy" } } }), "exports.json": "{}" });
+    const policyOnly = `
+export async function calls(): Promise<void> {
+  await xserver.plugin.p.listed();
+  await xserver.plugin.p.helper(); // error TS2339
+}
+`;
+    const byEnv = await runTypes([], { APP_ROOT: root, APP_CONFIG: join(root, "deploy.json") });
+    expect(byEnv.stderr).toBe("");
+    expect(byEnv.code).toBe(0);
+    const typed = expectErrorsWhereMarked(root, policyOnly);
+    expect(typed.actual).toEqual(typed.expected);
+
+    const byFlags = await runTypes(["--root", root, "--config", join(root, "exports.json")], { APP_ROOT: join(root, "nope"), APP_CONFIG: join(root, "deploy.json") });
+    expect(byFlags.code).toBe(0);
+    expect(compileViewer(root, "export const n: Promise<number> = xserver.plugin.p.helper();\n")).toEqual([]);
+  });
+
   it("types every function export with the default expose, the boot hook still by its policy", async () => {
     const run = await runTypes(["--root", root], { EXPOSE: "exports" });
     expect(run.code).toBe(0);
@@ -328,7 +396,10 @@ describe("counterpart types failures", () => {
 
   const cases: Array<[string, () => string[], Record<string, string>, RegExp]> = [
     ["a method two files export", () => ["--root", root], {}, /^counterpart: plugin twice: method "same" is exported by both plugins\/twice\/a\.server\.ts and plugins\/twice\/b\.server\.ts$/],
-    ["an app root that is not there", () => ["--root", join(root, "missing")], {}, /^counterpart: the app root .*missing is not a folder$/],
+    ["an app root that is not there", () => ["--root", join(root, "missing")], {}, /^counterpart: .*missing is not a folder: pass the app root with --root$/],
+    ["an app root that is a file", () => ["--root", join(root, "plugins/twice/a.server.ts")], {}, /^counterpart: .*a\.server\.ts is not a folder: pass the app root with --root$/],
+    ["an APP_ROOT that is not there", () => [], { APP_ROOT: join(root, "missing") }, /^counterpart: .*missing is not a folder: pass the app root with --root$/],
+    ["an APP_CONFIG that is not there", () => ["--root", root], { APP_CONFIG: join(root, "nope.json") }, /^counterpart: cannot read config file .*nope\.json: ENOENT$/],
     ["an unknown flag", () => ["--root", root, "--watch"], {}, /^counterpart: Unknown option '--watch'/],
     ["a config file that is not there", () => ["--root", root, "--config", join(root, "nope.json")], {}, /^counterpart: cannot read config file .*nope\.json: ENOENT$/],
   ];
@@ -341,6 +412,15 @@ describe("counterpart types failures", () => {
       expect(existsSync(join(root, TYPES_FILE))).toBe(false);
     });
   }
+
+  it("warns when the root has no plugins/ or modules/, and writes a file without items", async () => {
+    const empty = join(root, "public");
+    writeFiles(root, { "public/index.html": "<!doctype html>\n" });
+    const run = await runTypes(["--root", empty]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(`counterpart types: ${empty} has no plugins/ or modules/ folder: is it the app root?\n`);
+    expect(run.stdout).toMatch(/: 0 plugins, 0 modules, 0 methods/);
+  });
 
   it("exits 1 for a server.rpc.expose it does not know", async () => {
     writeFiles(root, { "custom.json": JSON.stringify({ server: { rpc: { expose: "all" } } }) });
@@ -389,5 +469,174 @@ export async function calls(): Promise<void> {
 `,
     );
     expect(actual).toEqual(expected);
+  });
+});
+
+describe("counterpart types with a policy changed after its literal", () => {
+  const root = typesAppRoot({
+    "plugins/mutated/mutated.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy: Record<string, any> = {};
+policy.chat = { runtime: { streaming: true } };
+export async function chat(ctx: RpcContext<unknown, string>): Promise<number> { return 1; }
+`,
+    "plugins/assigned/assigned.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy = { plain: {} };
+Object.assign(policy, { tick: { runtime: { streaming: true } } });
+export function plain(ctx: RpcContext): string { return ""; }
+export async function tick(ctx: RpcContext<unknown, number>): Promise<void> {}
+`,
+    "plugins/nested/nested.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy = { a: { runtime: { streaming: false } } };
+(policy.a.runtime as { streaming: boolean }).streaming = true;
+export function a(ctx: RpcContext): string { return ""; }
+`,
+    "plugins/deleted/deleted.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy: Record<string, object> = { kept: {}, gone: {} };
+delete policy["gone"];
+export function kept(ctx: RpcContext): string { return ""; }
+export function gone(ctx: RpcContext): string { return ""; }
+`,
+    "plugins/passed/passed.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+import { extend } from "./extend.js";
+export const policy = { one: {} };
+extend(policy);
+export function one(ctx: RpcContext): string { return ""; }
+export async function two(ctx: RpcContext): Promise<number> { return 2; }
+`,
+    "plugins/passed/extend.ts": `
+export function extend(policy: Record<string, unknown>): void {
+  policy.two = { runtime: { streaming: true } };
+}
+`,
+    // Changed in another file, through an import of the file that declares it.
+    "plugins/elsewhere/policy.ts": `
+export const policy: Record<string, object> = { listed: {} };
+`,
+    "plugins/elsewhere/setup.ts": `
+import { policy } from "./policy.js";
+policy.late = { runtime: { streaming: true } };
+`,
+    "plugins/elsewhere/elsewhere.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+import "./setup.js";
+export { policy } from "./policy.js";
+export function listed(ctx: RpcContext): string { return ""; }
+export async function late(ctx: RpcContext<unknown, number>): Promise<void> {}
+`,
+    // Only read: still read from its literal.
+    "plugins/read/read.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export const policy = { tick: { runtime: { streaming: true, timeoutMs: 5_000 } }, plain: {} };
+const streams: boolean = policy.tick.runtime.streaming === true && "tick" in policy && Object.keys(policy).length > 0;
+export type Policy = typeof policy;
+const timeout = Math.max(policy.tick.runtime.timeoutMs, 1_000);
+export async function tick(ctx: RpcContext<unknown, number>): Promise<boolean> { return streams && policy.tick.runtime.streaming; }
+export function plain(ctx: RpcContext): number { return timeout; }
+`,
+  });
+  const warning = (file: string, line: number) =>
+    `counterpart types: plugins/${file}: the policy export cannot be read in full (changed or passed on at ${file.split("/")[0] === "elsewhere" ? "plugins/elsewhere/setup.ts" : `plugins/${file}`}:${line}): the methods it may name are typed both as plain and as $stream calls`;
+
+  it("types every method such a policy may name both ways, with a warning naming where it changes", async () => {
+    const run = await runTypes(["--root", root]);
+    expect(run.code).toBe(0);
+    expect(run.stderr.trim().split("\n").sort()).toEqual(
+      [
+        warning("assigned/assigned.server.ts", 4),
+        warning("deleted/deleted.server.ts", 4),
+        warning("elsewhere/elsewhere.server.ts", 3),
+        warning("mutated/mutated.server.ts", 4),
+        warning("nested/nested.server.ts", 4),
+        warning("passed/passed.server.ts", 5),
+      ].sort(),
+    );
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+export async function calls(): Promise<void> {
+  for await (const text of xserver.plugin.mutated.$stream.chat().events) void (text satisfies string);
+  const n: number = await xserver.plugin.mutated.chat();
+  for await (const tick of xserver.plugin.assigned.$stream.tick().events) void (tick satisfies number);
+  await xserver.plugin.assigned.$stream.plain().result;
+  await xserver.plugin.nested.$stream.a().result;
+  await xserver.plugin.passed.$stream.two().result;
+  await xserver.plugin.elsewhere.$stream.late().result;
+  await xserver.plugin.read.tick(); // error TS2339
+  xserver.plugin.read.$stream.plain(); // error TS2339
+  void n;
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+
+  it("with server.rpc.expose \"policy\", types every function export such a policy may list", async () => {
+    writeFiles(root, { "policy.json": JSON.stringify({ server: { rpc: { expose: "policy" } } }) });
+    const run = await runTypes(["--root", root, "--config", join(root, "policy.json")]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("plugins/mutated/mutated.server.ts: the policy export cannot be read in full (changed or passed on at plugins/mutated/mutated.server.ts:4): every exported function is typed as a method");
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+export async function calls(): Promise<void> {
+  await xserver.plugin.mutated.$stream.chat().result;
+  await xserver.plugin.assigned.$stream.tick().result;
+  await xserver.plugin.deleted.gone();
+  await xserver.plugin.passed.two();
+  await xserver.plugin.elsewhere.late();
+  await xserver.plugin.read.$stream.tick().result;
+  await xserver.plugin.read.plain();
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+});
+
+describe("counterpart types with the app's tsconfig.json", () => {
+  const root = typesAppRoot({
+    "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ["plugins", "types"] }),
+    // A global the app declares for its server files, with no import.
+    "types/meter.d.ts": "interface MeterReading { value: number; unit: \"kWh\" | \"W\" }\n",
+    "plugins/meter/meter.server.ts": `
+import type { RpcContext } from "@counterpart-viewer/server";
+export function read(ctx: RpcContext, input: { id: string }): MeterReading { return { value: 1, unit: "W" }; }
+`,
+  });
+
+  it("counts its ambient .d.ts files, so that a global the app declares is typed", async () => {
+    const run = await runTypes(["--root", root]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+export async function calls(): Promise<void> {
+  const reading = await xserver.plugin.meter.read({ id: "m1" });
+  const value: number = reading.value;
+  const unit: "kWh" | "W" = reading.unit;
+  const wrong: string = reading.value; // error TS2322
+  void [value, unit, wrong];
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+
+  const solution = typesAppRoot({
+    "tsconfig.json": JSON.stringify({ files: [], references: [{ path: "./tsconfig.server.json" }] }),
+    "tsconfig.server.json": JSON.stringify({ compilerOptions: { composite: true }, include: ["plugins"] }),
+    "plugins/p/p.server.ts": "export function ok(): number { return 1; }\n",
+  });
+
+  it("refuses a tsconfig.json that only references other projects, as check does", async () => {
+    const run = await runTypes(["--root", solution]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toMatch(/^counterpart: .*tsconfig\.json only references other projects; give the server files a tsconfig of their own/);
   });
 });

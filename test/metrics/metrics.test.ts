@@ -8,23 +8,9 @@ import type { RunningProcess } from "../helpers/process.js";
 import { CLUSTER_APP, call, rpcCall, startCluster } from "../helpers/cluster.js";
 import { configFile } from "../helpers/app-root.js";
 import { TestUpstream } from "../helpers/upstream.js";
+import { sample } from "../helpers/metrics.js";
 
 const TOKEN = "metrics-token-for-the-tests";
-
-/** The value of one series, found by its name and exact label set. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels)
-    .map(([key, value]) => `${key}="${value}"`)
-    .sort()
-    .join(",");
-  for (const line of text.split("\n")) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const got = (match[2] ?? "").split(/,(?=\w+=")/).filter(Boolean).sort().join(",");
-    if (got === wanted) return Number(match[3]);
-  }
-  return undefined;
-}
 
 describe("metrics in one process", () => {
   let plain: TestServer;
@@ -158,6 +144,41 @@ describe("metrics in a cluster", () => {
       expect(sample(scrape.body, "app_cluster_workers", { state: "ready" })).toBe(2);
       // Breakers are per process; the failures gauge sums them over the workers.
       expect(sample(scrape.body, "app_circuit_breaker_failures", { key: "cl-failing" })).toBe(2);
+    }
+  });
+
+  it("sums the workers' streams and session store series, whichever worker ran the calls", async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const scrapeAny = async () => (await call(cluster.url, "/metrics", { headers: auth })).body;
+    const viewer = await openViewer(cluster.url);
+    const before = await scrapeAny();
+    const ticks = { kind: "plugin", id: "cl", method: "ticks" };
+    const streams = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        call(cluster.url, "/__rpc/plugin/cl/ticks", {
+          method: "POST",
+          viewer,
+          headers: { "content-type": "application/json", "x-app-rpc-stream": "1" },
+          body: JSON.stringify({ args: [2] }),
+        }),
+      ),
+    );
+    // Each answer ends with its terminal record, naming the worker that ran it: both did.
+    const pids = streams.map((answer) => JSON.parse(answer.body.trim().split("\n").at(-1)!).result.pid as number);
+    expect(new Set(pids).size).toBe(2);
+    expect((await rpcCall(cluster.url, "plugin/cl/remember", viewer, ["kept"])).status).toBe(200);
+    expect((await rpcCall(cluster.url, "plugin/cl/recall", viewer)).json.result.value).toBe("kept");
+
+    const delta = (after: string, name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+    for (const after of await Promise.all([scrapeAny(), scrapeAny()])) {
+      expect(delta(after, "app_rpc_streams_started_total", ticks)).toBe(4);
+      expect(delta(after, "app_rpc_streams_ended_total", { ...ticks, code: "OK" })).toBe(4);
+      expect(delta(after, "app_rpc_stream_events_total", ticks)).toBe(8);
+      expect(delta(after, "app_rpc_stream_duration_seconds_count", ticks)).toBe(4);
+      // A worker's session data lives in the master: its store's kind is "cluster".
+      expect(delta(after, "app_session_store_duration_seconds_count", { kind: "cluster", operation: "load" })).toBe(6);
+      expect(delta(after, "app_session_store_duration_seconds_count", { kind: "cluster", operation: "save" })).toBe(1);
+      expect(sample(after, "app_session_store_circuit_open", { kind: "cluster" })).toBe(0);
     }
   });
 });

@@ -210,4 +210,29 @@ describe("CircuitBreakers", () => {
     a.record("success", true);
     expect(breakers.status().a).toEqual({ state: "closed", failures: 0, failureThreshold: 2, resetAfterMs: 500 });
   });
+
+  it("transitions() counts every move between states by key (for metrics), refusals and unchanged records none", () => {
+    const breakers = new CircuitBreakers();
+    const a = breakers.for("a", 2, 500);
+    breakers.for("b", 2, 500);
+    expect(breakers.transitions()).toEqual([]);
+    call(a, "failure");
+    call(a, "failure");
+    refusal(a);
+    vi.advanceTimersByTime(500);
+    expect(a.admit()).toBe(true);
+    // A trial whose client left hands the trial on: back to open, and the next call is the trial.
+    a.record("neutral", true);
+    expect(a.admit()).toBe(true);
+    a.record("failure", true);
+    vi.advanceTimersByTime(500);
+    expect(call(a, "success")).toBe(true);
+    call(a, "success");
+    expect(breakers.transitions()).toEqual([
+      { key: "a", from: "closed", to: "open", count: 1 },
+      { key: "a", from: "open", to: "trial", count: 3 },
+      { key: "a", from: "trial", to: "closed", count: 1 },
+      { key: "a", from: "trial", to: "open", count: 2 },
+    ]);
+  });
 });

@@ -2,8 +2,14 @@
 // makeContext), following the server's rules wherever a method could tell the difference.
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { RpcError } from "../../dist/index.js";
-import { callMethod, makeContext } from "../../dist/testing/index.js";
+import { join } from "node:path";
+import { callMethod, loadServerFile, makeContext } from "../../dist/testing/index.js";
+import type * as Notes from "../fixtures/testing-app/plugins/notes/notes.server.js";
 import { health, notes, refuse, remember, reply } from "../fixtures/testing-app/plugins/notes/notes.server.js";
+import * as Wire from "../fixtures/testing-app/plugins/wire/wire.server.js";
+import { big, chatty, page, received, when } from "../fixtures/testing-app/plugins/wire/wire.server.js";
+
+const PLUGINS = join(import.meta.dirname, "../fixtures/testing-app/plugins");
 
 describe("callMethod", () => {
   it("calls the method with its input and config, and gives back the result", async () => {
@@ -11,6 +17,29 @@ describe("callMethod", () => {
     expect(run.result).toEqual({ count: 1 });
     expectTypeOf(run.result).toEqualTypeOf<{ count: number }>();
     expect((await callMethod(health)).result).toEqual({ ok: true });
+  });
+
+  it("hands the method its input as the server reads it from the browser's JSON", async () => {
+    const run = await callMethod((_ctx, input: { at: Date; skipped?: number; list: unknown[] }) => ({
+      type: typeof input.at,
+      skipped: Object.hasOwn(input, "skipped"),
+      list: input.list,
+    }), { at: new Date(0), skipped: undefined, list: [undefined, () => 1] });
+    expect(run.result).toEqual({ type: "string", skipped: false, list: [null, null] });
+    expect((await callMethod(page)).result).toEqual({ limit: 5 });
+    expect((await callMethod(received, undefined)).result).toEqual([]);
+    expect((await callMethod(received, null)).result).toEqual([null]);
+    await expect(callMethod(received, JSON.parse('{"__proto__": {"admin": true}}'))).rejects.toMatchObject({ status: 400, code: "RPC_BAD_REQUEST" });
+    await expect(callMethod(received, { n: 1n })).rejects.toThrow(/callMethod: the input is not JSON-serialisable/);
+  });
+
+  it("gives the result as the viewer receives it, and refuses one JSON cannot carry as the server does", async () => {
+    const run = await callMethod(when);
+    expect(run.result).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+    expect(run.returned.at).toBeInstanceOf(Date);
+    expect((await callMethod(() => undefined)).result).toBeNull();
+    const error = await callMethod(big).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 500, code: "RPC_BAD_RESULT", cause: expect.any(TypeError) });
   });
 
   it("keeps the session's data as the server would save it, and continues the session in the next call", async () => {
@@ -46,7 +75,7 @@ describe("callMethod", () => {
   });
 
   it("records the emitted events as the viewer receives them, in order", async () => {
-    const run = await callMethod(reply, { text: "one two" });
+    const run = await callMethod(reply, { text: "one two" }, { streaming: true });
     expect(run.events).toEqual([{ word: "one" }, { word: "two" }]);
     expect(run.result).toEqual({ words: 2 });
     expectTypeOf(run.events).toEqualTypeOf<Array<{ word: string }>>();
@@ -54,7 +83,7 @@ describe("callMethod", () => {
       await ctx.emit(undefined);
       await ctx.emit({ at: new Date(0), skip: undefined });
       return ctx.emit({ big: 1n }).then(() => "sent", (error: Error) => error.name);
-    });
+    }, undefined, { streaming: true });
     expect(odd.events).toEqual([null, { at: "1970-01-01T00:00:00.000Z" }]);
     expect(odd.result).toBe("TypeError");
   });
@@ -63,8 +92,32 @@ describe("callMethod", () => {
     let late: ((value: unknown) => Promise<void>) | undefined;
     await callMethod((ctx) => {
       late = ctx.emit;
-    });
+    }, undefined, { streaming: true });
     await expect(late!("after")).rejects.toMatchObject({ name: "StreamEndedError" });
+  });
+
+  it("refuses ctx.emit in a method that does not stream, as the server does: awaiting it fails the call", async () => {
+    await expect(callMethod(chatty)).rejects.toThrow("ctx.emit works in streaming methods only (runtime.streaming: true)");
+    // Not awaited, the refusal changes nothing, on the server too.
+    const run = await callMethod((ctx) => {
+      void ctx.emit("ignored");
+      return "ok";
+    });
+    expect([run.result, run.events]).toEqual(["ok", []]);
+    expect((await callMethod(chatty, undefined, { streaming: true })).events).toEqual(["hello"]);
+    await expect(callMethod(reply, { text: "x" })).rejects.toThrow(/streaming methods only/);
+  });
+
+  it("reads whether a method streams from the policy of the file loadServerFile loaded", async () => {
+    const notesFile = await loadServerFile<typeof Notes>(join(PLUGINS, "notes/notes.server.ts"));
+    expect((await callMethod(notesFile.reply, { text: "a b" })).events).toEqual([{ word: "a" }, { word: "b" }]);
+    await expect(callMethod(notesFile.reply, { text: "a" }, { streaming: false })).rejects.toThrow(/streaming methods only/);
+    const wireFile = await loadServerFile<typeof Wire>(join(PLUGINS, "wire/wire.server.ts"));
+    await expect(callMethod(wireFile.chatty)).rejects.toThrow(/streaming methods only/);
+    // The file's own policy, not the name: a function loaded from nowhere is buffered.
+    await expect(callMethod(async function reply(ctx) {
+      await ctx.emit(1);
+    })).rejects.toThrow(/streaming methods only/);
   });
 
   it("rejects with the method's RpcError, status, code and details intact", async () => {
@@ -121,7 +174,7 @@ describe("callMethod", () => {
 describe("makeContext", () => {
   it("gives a signal the test aborts: the method stops, and its events so far stay readable", async () => {
     const controller = new AbortController();
-    const test = makeContext<{ prefix: string }, { word: string }>({ signal: controller.signal });
+    const test = makeContext<{ prefix: string }, { word: string }>({ signal: controller.signal, streaming: true });
     const running = reply(test.ctx, { text: "a b c d", delayMs: 20 });
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort(new Error("viewer left"));
@@ -130,6 +183,13 @@ describe("makeContext", () => {
     expect(test.events.length).toBeLessThan(4);
     expect(test.events[0]).toEqual({ word: "a" });
     await expect(test.ctx.emit({ word: "late" })).rejects.toThrow("viewer left");
+  });
+
+  it("makes a buffered method's ctx unless told the method streams", async () => {
+    await expect(makeContext().ctx.emit(1)).rejects.toThrow(/streaming methods only/);
+    const test = makeContext({ streaming: true });
+    await test.ctx.emit(1);
+    expect(test.events).toEqual([1]);
   });
 
   it("lets a test call a method of several arguments itself", async () => {

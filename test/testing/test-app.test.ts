@@ -4,8 +4,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RpcCallError, startTestApp, type TestApp } from "../../dist/testing/index.js";
+import { createXServer, type RpcTransport } from "../../dist/client/index.js";
+import { callMethod, RpcCallError, startTestApp, type TestApp } from "../../dist/testing/index.js";
+import { NOT_METHOD_NAMES } from "../../dist/testing/item-proxy.js";
 import type * as Notes from "../fixtures/testing-app/plugins/notes/notes.server.js";
+import * as Wire from "../fixtures/testing-app/plugins/wire/wire.server.js";
 import { tempApp } from "../helpers/app-root.js";
 import { TestUpstream } from "../helpers/upstream.js";
 
@@ -69,6 +72,61 @@ describe("startTestApp", () => {
     expect(await app.anonymous.plugin<typeof Notes>("notes").health()).toEqual({ ok: true });
     const answer = await app.anonymous.call("plugin", "notes", "health");
     expect([answer.status, answer.body]).toEqual([200, { result: { ok: true } }]);
+  });
+
+  it("sends an undefined input as no argument, as the browser does, so that a default parameter applies", async () => {
+    const wire = app.anonymous.plugin<typeof Wire>("wire");
+    expect(await wire.page()).toEqual({ limit: 5 });
+    expect(await wire.page(undefined)).toEqual({ limit: 5 });
+    expect(await wire.page({ limit: 2 })).toEqual({ limit: 2 });
+    const browser = browserArgs();
+    for (const input of [undefined, null, 0, "", { at: new Date(0), skipped: undefined }]) {
+      await browser.xserver.plugin.wire!.received!(input);
+      expect([input, await wire.received(input)]).toEqual([input, browser.sent.at(-1)]);
+    }
+  });
+
+  it("answers as callMethod does where JSON changes or refuses a value", async () => {
+    const wire = app.anonymous.plugin<typeof Wire>("wire");
+    expect(await wire.when()).toEqual({ at: "1970-01-01T00:00:00.000Z" });
+    expect((await callMethod(Wire.when)).result).toEqual(await wire.when());
+    const outcome = (error: { status: number; code: string }) => [error.status, error.code];
+    const served = await wire.big().catch(outcome);
+    expect(served).toEqual([500, "RPC_BAD_RESULT"]);
+    expect(await callMethod(Wire.big).catch(outcome)).toEqual(served);
+    const poisoned = JSON.parse('{"__proto__": {"admin": true}}');
+    expect(await wire.received(poisoned).catch(outcome)).toEqual([400, "RPC_BAD_REQUEST"]);
+    expect(await callMethod(Wire.received, poisoned).catch(outcome)).toEqual([400, "RPC_BAD_REQUEST"]);
+  });
+
+  it("fails a buffered method that awaits ctx.emit, as callMethod does", async () => {
+    const answer = await app.anonymous.call("plugin", "wire", "chatty");
+    expect([answer.status, answer.body.code]).toEqual([500, "RPC_INTERNAL_ERROR"]);
+    expect(app.logs({ reqId: answer.reqId, event: "rpc.error" }).map((line) => (line.err as { message?: string } | undefined)?.message)).toEqual(["ctx.emit works in streaming methods only (runtime.streaming: true)"]);
+    await expect(callMethod(Wire.chatty)).rejects.toThrow("ctx.emit works in streaming methods only (runtime.streaming: true)");
+  });
+
+  it("takes one input per call, as the browser's methods do (a second argument there is the call's options)", async () => {
+    const received = app.anonymous.plugin("wire").received as (...args: unknown[]) => Promise<unknown>;
+    await expect(received(1, 2)).rejects.toThrow(/sends one input.*client\.call\("plugin", "wire", "received", \[a, b\]\)/);
+    expect((await app.anonymous.call("plugin", "wire", "received", [1, 2])).body.result).toEqual([1, 2]);
+    // Never run: what tsc -p test/tsconfig.json must refuse.
+    const refused = () => {
+      // @ts-expect-error page takes one input
+      void app.anonymous.plugin<typeof Wire>("wire").page({ limit: 1 }, { limit: 2 });
+      // @ts-expect-error remember's input is not optional
+      void app.anonymous.plugin<typeof Notes>("notes").remember();
+    };
+    expect(typeof refused).toBe("function");
+  });
+
+  it("turns into calls exactly the names the browser's proxies do", () => {
+    const browser = browserArgs().xserver.plugin.wire as unknown as Record<string, unknown>;
+    const tested = app.anonymous.plugin("wire") as unknown as Record<string, unknown> & { $stream: Record<string, unknown> };
+    const names = [...Object.getOwnPropertyNames(Object.prototype), "then", "toJSON", "", "$stream", "page", "received"];
+    expect(names.map((name) => [name, typeof tested[name]])).toEqual(names.map((name) => [name, typeof browser[name]]));
+    expect([...NOT_METHOD_NAMES].filter((name) => tested[name] !== undefined || tested.$stream[name] !== undefined)).toEqual([]);
+    expect([...NOT_METHOD_NAMES]).toEqual(expect.arrayContaining(["then", "toJSON", "constructor", "toString"]));
   });
 
   it("answers a method's RpcError with its status, code and details", async () => {
@@ -239,3 +297,16 @@ describe("startTestApp's start", () => {
     await expect(app.viewer({ page: "/missing.html" })).rejects.toThrow(/\/missing\.html handed out no viewer session \(status 404\)/);
   });
 });
+
+/** The browser's own client, with a transport that keeps the `args` of each body it would send. */
+function browserArgs(): { xserver: ReturnType<typeof createXServer>; sent: unknown[][] } {
+  const sent: unknown[][] = [];
+  const transport = {
+    request: async (_path: string, init: { body: { args: unknown[] } }) => {
+      // As the wire carries them: the transport would send the body as JSON.
+      sent.push(JSON.parse(JSON.stringify(init.body.args)) as unknown[]);
+      return { result: null };
+    },
+  };
+  return { xserver: createXServer({ httpClient: transport as unknown as RpcTransport }), sent };
+}
