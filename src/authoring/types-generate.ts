@@ -15,6 +15,7 @@ import { TypeFacts } from "./types-facts.js";
 import { JsonTypeWriter, type NamedType } from "./types-json.js";
 import { readFileMethods, type MethodShape } from "./types-methods.js";
 import { renderTypes, type ItemTypes } from "./types-render.js";
+import { NOT_METHOD_NAMES } from "../core/not-method-names.js";
 
 export type Expose = "exports" | "policy";
 
@@ -25,29 +26,7 @@ export interface GeneratedTypes {
   readonly warnings: readonly string[];
 }
 
-/**
- * The names the client's Proxies never turn into calls (src/client/rpc-proxy.ts, which the
- * server side may not import; test/architecture/not-method-names.test.ts keeps the copies
- * equal): an id or method with one of them is reached only through `xserver.call`, so it
- * gets no typed entry. A method may not be called `$stream` either: that name is the
- * streaming scope.
- */
-export const NOT_METHOD_NAMES: ReadonlySet<string> = new Set([
-  "then",
-  "toJSON",
-  "constructor",
-  "__proto__",
-  "toString",
-  "toLocaleString",
-  "valueOf",
-  "hasOwnProperty",
-  "isPrototypeOf",
-  "propertyIsEnumerable",
-  "__defineGetter__",
-  "__defineSetter__",
-  "__lookupGetter__",
-  "__lookupSetter__",
-]);
+// A method may not be called `$stream` either: that name is the streaming scope.
 const UNREACHABLE_METHOD: ReadonlySet<string> = new Set([...NOT_METHOD_NAMES, "$stream"]);
 
 export async function generateTypes(root: string, expose: Expose, command: string): Promise<GeneratedTypes> {

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createXServer, type RpcTransport } from "../../dist/client/index.js";
 import { callMethod, RpcCallError, startTestApp, type TestApp } from "../../dist/testing/index.js";
-import { NOT_METHOD_NAMES } from "../../dist/testing/item-proxy.js";
+import { NOT_METHOD_NAMES } from "../../dist/core/not-method-names.js";
 import type * as Notes from "../fixtures/testing-app/plugins/notes/notes.server.js";
 import * as Wire from "../fixtures/testing-app/plugins/wire/wire.server.js";
 import { tempApp } from "../helpers/app-root.js";

@@ -2,7 +2,7 @@
 // (`--import ./otel.mjs`) and `node index.js` records its RPC calls and proxied requests as
 // spans of the caller's trace, the proxy span being the parent of the upstream's request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,6 +11,7 @@ import { openViewer, send } from "../helpers/http.js";
 import { startEntrypoint, type RunningProcess } from "../helpers/process.js";
 import { TEST_SESSION_SECRET } from "../helpers/server.js";
 import { TestUpstream } from "../helpers/upstream.js";
+import { waitFor } from "../helpers/wait.js";
 
 const TRACE_APP = join(import.meta.dirname, "../fixtures/trace-app");
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
@@ -40,9 +41,13 @@ describe("an SDK registered by a preload", () => {
     const called = await send(run.url, "/__rpc/plugin/trace/show", { method: "POST", viewer, headers: { "content-type": "application/json", traceparent }, body: "{}" });
     const proxied = await send(run.url, "/proxy/up/echo", { viewer, headers: { traceparent } });
     expect([called.status, proxied.status]).toEqual([200, 200]);
-    const spans = readFileSync(spansFile, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    const rpc = spans.find((span) => span.name === "rpc plugin/trace/show");
-    const proxy = spans.find((span) => span.name === "proxy up");
+    // A span ends once its answer is out, so the client may read the answer first.
+    const [rpc, proxy] = await waitFor(() => {
+      if (!existsSync(spansFile)) return false;
+      const spans = readFileSync(spansFile, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      const found = [spans.find((span) => span.name === "rpc plugin/trace/show"), spans.find((span) => span.name === "proxy up")];
+      return found.every(Boolean) && found;
+    }, 5_000, "both spans exported");
     expect([rpc?.traceId, rpc?.parentSpanId, proxy?.traceId, proxy?.parentSpanId]).toEqual([TRACE_ID, PARENT_ID, TRACE_ID, PARENT_ID]);
     expect(called.json.result.trace.spanId).toBe(rpc.spanId);
     expect(proxied.json.headers.traceparent).toBe(`00-${TRACE_ID}-${proxy.spanId}-01`);
