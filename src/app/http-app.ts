@@ -3,6 +3,7 @@
  * errors outside a route's own handling, requests during shutdown), all in the one error
  * shape `{ error, code, details }`.
  */
+import type { ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from "fastify";
 import type { ResolvedConfig } from "../config/resolve.js";
@@ -26,6 +27,12 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
   let closing = false;
   const trustRequestId = config.requestId.trustIncoming;
   const setFixedHeaders = fixedHeaders(config.headers);
+  // On the raw response, so that answers written past Fastify (the proxy, streams) carry
+  // them too; one hook for both, as every request pays for each hook it passes.
+  const stampAnswer = (raw: ServerResponse, requestId: string) => {
+    raw.setHeader("x-request-id", requestId);
+    setFixedHeaders?.(raw);
+  };
   const app = Fastify({
     loggerInstance: log,
     // Each RPC call logs its own single event; Fastify's per-request lines would double it.
@@ -41,23 +48,15 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     // A URL Fastify cannot decode never reaches a route: answer it like any bad request.
     frameworkErrors: (_error, request, reply) => {
       // No hook runs for these: the headers every answer carries are set here.
-      reply.raw.setHeader("x-request-id", request.id);
-      setFixedHeaders?.(reply.raw);
+      stampAnswer(reply.raw, request.id);
       sendError(reply, "BAD_REQUEST");
     },
     schemaController: { compilersFactory: LAZY_SCHEMA_COMPILERS },
   }) as unknown as FastifyInstance;
 
-  // First, so that every answer carries them, a shutdown's 503 too.
-  if (setFixedHeaders) {
-    app.addHook("onRequest", (_request, reply, done) => {
-      setFixedHeaders(reply.raw);
-      done();
-    });
-  }
   app.addHook("onRequest", (request, reply, done) => {
-    // On the raw response, so that answers written past Fastify (the proxy, streams) carry it too.
-    reply.raw.setHeader("x-request-id", request.id);
+    // First, so that every answer carries them, a shutdown's 503 too.
+    stampAnswer(reply.raw, request.id);
     if (!closing) return done();
     // Every answer ends its connection, so that no keep-alive socket holds the drain open.
     reply.header("connection", "close");
