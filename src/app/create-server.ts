@@ -50,6 +50,8 @@ import type { ServerCore } from "./server-core.js";
 import { DEV_CONSOLE_PATH, devConsoleRoutes } from "../static/dev-console.js";
 import { createHttpApp } from "./http-app.js";
 import { startRedisState, warnDeploymentScopeWithoutRedis } from "./shared-state.js";
+import { StartWatch } from "./start-watch.js";
+import { redisAddressOf } from "../state/redis-address.js";
 import { staticRoutes } from "../static/static-routes.js";
 
 const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -74,6 +76,8 @@ export interface CreateServerOptions {
   cluster?: ClusterHooks;
   /** Where session data lives, when not in this process: a cluster worker's goes to its master. Redis (`server.redis`) wins over it. */
   sessionStore?: SessionStore;
+  /** How long a start may go on before a warning names what it waits for, and then how often (default 30 000 ms). */
+  startReportAfterMs?: number;
 }
 
 export interface AppServer {
@@ -109,6 +113,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     secrets: [...config.secrets, env.APP_SESSION_SECRET ?? ""],
     devLogSink: options.cluster?.logSink,
   });
+  const startWatch = new StartWatch(log, "the app root to be scanned", options.startReportAfterMs);
   const { secret, generated } = sessionSecretFrom(env);
   if (generated) log.warn("APP_SESSION_SECRET is not set: using a random secret, so sessions end when the server restarts");
 
@@ -129,6 +134,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     global.leave();
     await Promise.all(closeOnFailure.map((close) => close()));
     throw error;
+  } finally {
+    startWatch.stop();
   }
 
   async function assemble(): Promise<AppServer> {
@@ -146,6 +153,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       serverOnlyFiles,
       serverRoutes,
       moduleGraph,
+      onWaiting: (what) => startWatch.waitingFor(what),
       onItemFailed: (item) => {
         rpcVerifiers.removeOwner(`${item.kind} ${item.id}`);
         proxyVerifiers.removeOwner(`${item.kind} ${item.id}`);
@@ -187,7 +195,9 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     warnDeploymentScopeWithoutRedis(registry.all(), config, log);
     // Session data (`redisState.sessionStore`), breakers and deployment-wide slots, when
     // `server.redis` is set; closed with the server, or at once if the start fails.
+    if (config.redis) startWatch.waitingFor(`Redis at ${redisAddressOf(config.redis.url)}`);
     const redisState = await startRedisState(config, log);
+    startWatch.waitingFor("the server to be assembled");
     closeOnFailure.push(() => redisState?.close());
 
     const sessions = new SessionSigner(secret, config.sessionTtlSec);
@@ -265,6 +275,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       async listen() {
         const host = options.host ?? "127.0.0.1";
         const port = options.port ?? 8080;
+        const listenWatch = new StartWatch(log, `the port ${port} on ${host}`, options.startReportAfterMs);
         try {
           // Listening on the ready instance's server ourselves: app.listen() would log its own
           // "Server listening" line, and the ready line is ours, printed once below.
@@ -282,6 +293,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
           if (code === "EACCES") throw new StartupError("STARTUP_LISTEN_FAILED", `no permission to listen on ${host}:${port}`);
           if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new StartupError("STARTUP_LISTEN_FAILED", `cannot listen on host ${host}`);
           throw error;
+        } finally {
+          listenWatch.stop();
         }
         const bound = server.address()!;
         url = `http://${bound.host.includes(":") ? `[${bound.host}]` : bound.host}:${bound.port}`;

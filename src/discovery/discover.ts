@@ -39,6 +39,8 @@ export interface DiscoverOptions {
   bootApi(item: FoundItem, target: Target): BootApi;
   /** Dev mode: keeps what each server file imports, so that an edit reloads what uses it. */
   moduleGraph?: ModuleGraph;
+  /** Told what the start waits for next (a file to load, a boot hook to return), for the start watch. */
+  onWaiting?(what: string): void;
 }
 
 export async function discover(options: DiscoverOptions): Promise<Registry> {
@@ -79,7 +81,7 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
     const target = targets.get(item)!;
     if (!item.bootHook || target.failure) continue;
     try {
-      await runBootHook(item.bootHook, options.bootApi(item, target));
+      await runBootHook(item.bootHook, options.bootApi(item, target), options.onWaiting);
     } catch (error) {
       fail(item, error);
     }
@@ -89,7 +91,7 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
     const target = targets.get(item)!;
     if (target.failure) continue;
     try {
-      target.files = await loadServerFiles(item.serverFiles, item.bootHook);
+      target.files = await loadServerFiles(item.serverFiles, item.bootHook, options.onWaiting);
       target.methods = buildMethods(item.kind, item.id, target.files, config.rpc, warn);
     } catch (error) {
       fail(item, error);
@@ -125,8 +127,9 @@ export async function newTarget(item: FoundItem, config: ResolvedConfig, dev: bo
   return { target, unreadable };
 }
 
-async function runBootHook(file: string, api: BootApi): Promise<void> {
+async function runBootHook(file: string, api: BootApi, onWaiting?: (what: string) => void): Promise<void> {
   let namespace: Record<string, unknown>;
+  onWaiting?.(`the boot hook ${file} to load`);
   try {
     namespace = await importServerFile(file);
   } catch (error) {
@@ -138,6 +141,7 @@ async function runBootHook(file: string, api: BootApi): Promise<void> {
   if (typeof hook !== "function") {
     throw new ItemLoadError(file, new Error("a boot hook must export a function named register"));
   }
+  onWaiting?.(`the boot hook ${file} (${api.kind} ${api.id}) to return from register()`);
   try {
     await (hook as (api: BootApi) => unknown)(api);
   } catch (error) {

@@ -69,9 +69,10 @@ export function buildMethods(
 }
 
 /** Loads every server file of an item; the first that fails throws, naming its file. */
-export async function loadServerFiles(paths: readonly string[], bootHook: string | undefined): Promise<ServerFile[]> {
+export async function loadServerFiles(paths: readonly string[], bootHook: string | undefined, onWaiting?: (what: string) => void): Promise<ServerFile[]> {
   const files: ServerFile[] = [];
   for (const path of bootHook ? [bootHook, ...paths] : paths) {
+    onWaiting?.(`the server file ${path} to load`);
     try {
       files.push(await loadServerFile(path, undefined, path === bootHook));
     } catch (error) {

@@ -41,8 +41,6 @@ export type IsolatedOutcome =
 export interface IsolationWorkerData {
   dev: boolean;
   outbound: { allow: readonly string[]; timeoutMs: number };
-  /** The process keeps its young generation small (src/core/young-generation.ts). */
-  limitYoungGeneration: boolean;
   /** `kind/id` → folder of every plugin and module, for importServerModule in isolated methods. */
   itemDirs: Array<[string, string]>;
 }

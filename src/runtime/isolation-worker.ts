@@ -8,7 +8,6 @@ import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { isHttpError } from "../errors/http-error.js";
 import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
 import { importServerFile, setModuleVersions } from "../discovery/import-server-file.js";
-import { reapplyYoungGenerationLimit } from "../core/young-generation.js";
 import { unpackIsolatedArgs } from "./isolated-args.js";
 import { emitOverPort, type WorkerEmitter } from "./isolated-emit.js";
 import { notStreaming } from "./stream-sink.js";
@@ -16,8 +15,6 @@ import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isola
 import { fieldsOf, sessionView, unavailableSessionView, type SessionView } from "../state/session-data.js";
 
 const data = workerData as IsolationWorkerData;
-// Setting up this worker's heap put V8's young-generation growth factor back.
-reapplyYoungGenerationLimit(data.limitYoungGeneration);
 const refuse = () => {
   throw new Error("verifiers are registered from boot hooks, not from isolated methods");
 };

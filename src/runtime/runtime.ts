@@ -22,7 +22,6 @@ import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
 import { toSerialized, type SerializedResult } from "./serialized-result.js";
-import { youngGenerationLimited } from "../core/young-generation.js";
 import { CountSeries, type CountCell } from "../core/series.js";
 import type { CallSession } from "../state/call-session.js";
 import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
@@ -156,7 +155,6 @@ export class RpcRuntime {
       this.#poolStatus = new IsolationPool(this.#options.isolation, {
         dev: this.#options.dev,
         outbound: this.#options.outbound,
-        limitYoungGeneration: youngGenerationLimited(),
         itemDirs: [...this.#options.itemDirs],
       });
       return this.#poolStatus;

@@ -13,6 +13,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import { errorOf, type HttpError } from "../errors/http-error.js";
 import type { RedisSettings } from "../config/resolve.js";
 import type { Logger } from "../log/logger.js";
+import { redisAddressOf } from "./redis-address.js";
 
 /** The longest wait between two reconnection attempts. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
@@ -38,7 +39,7 @@ export class RedisConnection {
     this.#log = log;
     this.keyPrefix = settings.keyPrefix;
     this.commandTimeoutMs = settings.commandTimeoutMs;
-    this.address = addressOf(settings.url);
+    this.address = redisAddressOf(settings.url);
     this.client = this.#connect("commands");
     this.client.on("ready", () => {
       if (this.#down) this.#log.info({ redis: this.address }, `Redis at ${this.address} is reachable again: shared state is back`);
@@ -160,15 +161,6 @@ function cleanCause(error: unknown): Error {
   clean.name = error instanceof Error ? error.name : "Error";
   clean.stack = `${clean.name}: ${clean.message}`;
   return clean;
-}
-
-function addressOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname || "127.0.0.1"}:${parsed.port || "6379"}`;
-  } catch {
-    return "(unparsable URL)";
-  }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
