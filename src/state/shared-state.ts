@@ -68,10 +68,12 @@ export interface DeploymentSlot {
 export interface DeploymentSlots {
   /**
    * One of `limit` slots of `key`, counted across every process sharing the store. Waits
-   * while all are taken; rejects with `signal.reason` when the signal aborts first, and
-   * with SESSION_STORE_UNAVAILABLE when the store cannot be reached.
+   * while all are taken, if fewer than `queueLimit` calls of `key` already wait for one in
+   * this process (else rejects with RPC_QUEUE_FULL at once); rejects with `signal.reason`
+   * when the signal aborts first, and with SESSION_STORE_UNAVAILABLE when the store cannot
+   * be reached.
    */
-  acquire(key: string, limit: number, signal: AbortSignal): Promise<DeploymentSlot>;
+  acquire(key: string, limit: number, queueLimit: number, signal: AbortSignal): Promise<DeploymentSlot>;
 }
 
 export interface SharedState {

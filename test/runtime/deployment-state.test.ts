@@ -33,11 +33,16 @@ describeWithRedis("two index.js processes sharing one Redis", () => {
   });
   afterAll(() => raw?.disconnect());
 
-  it("counts maxConcurrency across both: while A's call holds the slot, B's calls wait, time out or are refused by B's own queue", async () => {
+  it("counts maxConcurrency across both: while A's call holds the slot, B's calls wait, time out or are refused by B's queueLimit", async () => {
     const onA = call(a, "infer", [1_000]);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    // B's own slot is free, the deployment's is not: the wait ends with the call's timeout.
-    const timedOut = await call(b, "inferQuick", [10]);
+    // B's own slot is free, the deployment's is not, and inferQuick queues nobody: 429 at once.
+    const startedAt = Date.now();
+    const full = await call(b, "inferQuick", [10]);
+    expect([full.status, full.json.code, full.json.details]).toEqual([429, "RPC_QUEUE_FULL", { limit: 0 }]);
+    expect(Date.now() - startedAt).toBeLessThan(200);
+    // One call may wait: the wait ends with the call's timeout.
+    const timedOut = await call(b, "inferShort", [10]);
     expect([timedOut.status, timedOut.json.code, timedOut.json.details]).toEqual([504, "RPC_TIMEOUT", { timeoutMs: 400, queued: true }]);
     // Waits on B, behind A's call.
     const onB = call(b, "inferFlat", [10]);
@@ -69,7 +74,7 @@ describeWithRedis("two index.js processes sharing one Redis", () => {
   it("gives the slot of a process killed while holding it to another once its lease lapses", async () => {
     const doomed = await start();
     const held = call(doomed, "infer", [20_000]).catch(() => null);
-    await waitFor(async () => (await call(b, "inferQuick", [10])).status === 504, 3_000, "the doomed process to hold the slot");
+    await waitFor(async () => (await call(b, "inferQuick", [10])).status === 429, 3_000, "the doomed process to hold the slot");
     doomed.child.kill("SIGKILL");
     const killedAt = Date.now();
     const next = await call(b, "infer", [10]);
