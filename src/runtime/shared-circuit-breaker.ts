@@ -10,7 +10,7 @@
  * view is read from the store before it admits its first call, and again before the next
  * call whenever announcements may have been missed (the store's `generation` moved): a
  * process that just started or reconnected would otherwise send calls to an upstream every
- * other process knows is down (CONTRACT 12: an open breaker refuses everywhere). While
+ * other process knows is down: an open breaker refuses everywhere. While
  * the store cannot be reached the view is the breaker: it counts this process's failures
  * and runs its own trials, as a per-process breaker does (a breaker is a protection, not a
  * requirement), and the store's state takes over again once it is back.
