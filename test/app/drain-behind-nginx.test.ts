@@ -97,7 +97,7 @@ describeWithNginx("a host drained behind nginx", () => {
     }
     const results = await Promise.all(outcomes);
     expect(await a.exited).toBe(0);
-    expect((await held)?.valueOf()).toMatchObject({ status: 200 });
+    expect(await held).toMatchObject({ status: 200 });
 
     const failed = results.filter((outcome) => outcome.status !== 200);
     const summary = failed.map((outcome) => `${outcome.status} ${outcome.code ?? outcome.error ?? ""}`);
