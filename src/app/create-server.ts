@@ -204,6 +204,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const sessionMeter = config.metrics.enabled ? new SessionStoreMeter() : null;
     // Redis wins: with it every process and host shares one session.
     const sessionStores = sessionStoreFor(redisState?.sessionStore ?? options.sessionStore, config, sessionMeter);
+    const guarded = sessionStores.store;
+    if (redisState && guarded instanceof GuardedSessionStore) redisState.connection.onReconnect(() => guarded.reachable());
     const core: ServerCore = {
       root,
       dev,

@@ -14,6 +14,14 @@ import { sendError as sendHttpError } from "../http/send-error.js";
 import { requestIdFor } from "../tracing/request-id.js";
 import { fixedHeaders } from "../http/security-headers.js";
 
+/**
+ * A draining process's 503 never ran anything (docs/deployment.md "Graceful shutdown"): it
+ * says so, so that a balancer may send the request, a POST included, to another host (nginx
+ * keys on the 503 itself, `proxy_next_upstream http_503 non_idempotent`; others, such as
+ * Envoy's retriable headers, on this header), and a client that sees it may come back soon.
+ */
+const DRAINING_HEADERS = { "x-app-unprocessed": "1", "retry-after": "1" };
+
 export interface HttpApp {
   app: FastifyInstance;
   /**
@@ -61,7 +69,7 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     // Every answer ends its connection, so that no keep-alive socket holds the drain open.
     reply.header("connection", "close");
     if ((request.routeOptions.config as { answersWhileClosing?: boolean } | undefined)?.answersWhileClosing === true) return done();
-    sendError(reply, "SERVICE_UNAVAILABLE");
+    sendError(reply, "SERVICE_UNAVAILABLE", DRAINING_HEADERS);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
@@ -108,8 +116,8 @@ const BY_STATUS: Record<number, ErrorCode> = {
   503: "SERVICE_UNAVAILABLE",
 };
 
-function sendError(reply: FastifyReply, code: ErrorCode): void {
+function sendError(reply: FastifyReply, code: ErrorCode, headers?: Record<string, string>): void {
   // Fastify's own 413 and 415, a bad URL, a 404 or a shutdown answer may leave a body
   // unread: the one sender closes or drains as for every other error.
-  sendHttpError(reply, errorOf(code));
+  sendHttpError(reply, errorOf(code), headers ? { headers } : {});
 }

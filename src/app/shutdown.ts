@@ -14,6 +14,8 @@ export type CloseOutcome = "closed" | "timed-out";
  * idle and, left alone, would hold `close()` open until the client drops it (undici keeps
  * sockets for minutes). Sweeping idle sockets until the close completes lets the process go
  * as soon as the last answer is out, and sends a keep-alive client to reconnect elsewhere.
+ * The first sweep is at once: a balancer's idle keep-alive connection to this process would
+ * otherwise carry its next requests here, only to be answered 503.
  */
 export async function closeGracefully(server: AppServer, limitMs: number): Promise<CloseOutcome> {
   const http = server.app.server;
@@ -25,7 +27,10 @@ export async function closeGracefully(server: AppServer, limitMs: number): Promi
     timer.unref();
   });
   try {
-    return await Promise.race([server.close().then((): CloseOutcome => "closed"), timedOut]);
+    // Not ready and refusing new work from here on (close() turns so before it awaits).
+    const closed = server.close();
+    http.closeIdleConnections();
+    return await Promise.race([closed.then((): CloseOutcome => "closed"), timedOut]);
   } finally {
     clearInterval(sweep);
     clearTimeout(timer);

@@ -8,7 +8,7 @@ import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-conte
 import { HttpError, ResponseParseError, StreamError } from "./errors.js";
 import { EventQueue } from "./event-queue.js";
 import { checkTimeout, DEFAULT_STALL_TIMEOUT_MS } from "./http-client.js";
-import { rpcBody, type RpcRequest } from "./rpc.js";
+import { rpcBody, rpcCsrfHeaders, type RpcRequest } from "./rpc.js";
 import { notifySessionLoss } from "./session-recovery.js";
 import type { StreamResponse } from "./stream-response.js";
 import { Watchdog } from "./watchdog.js";
@@ -83,7 +83,7 @@ async function pump(call: RpcRequest, events: EventQueue<unknown>, controller: A
       response = await stream(call.path, {
         method: "POST",
         body: rpcBody(call),
-        headers: { [STREAM_HEADER]: "1" },
+        headers: { ...rpcCsrfHeaders(client, call.path), [STREAM_HEADER]: "1" },
         signal,
         timeoutMs: stallTimeoutMs,
         // Every piece of the body is a sign of life, not only a complete line: one large

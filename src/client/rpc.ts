@@ -7,7 +7,9 @@
  * is in rpc-stream.ts, the Proxies that turn names into calls in rpc-proxy.ts.
  */
 import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
+import { CSRF_HEADER, HttpClient } from "./http-client.js";
 import { notifySessionLoss } from "./session-recovery.js";
+import { isAbsoluteHttpUrl, isSameOrigin, joinPath, readCsrfToken } from "./url.js";
 
 export type RpcKind = "module" | "plugin";
 
@@ -85,16 +87,33 @@ export function rpcBody(call: RpcRequest): RpcBody {
   return body;
 }
 
+/**
+ * The CSRF header of an RPC call through `client`, when it needs one from us. Any object
+ * with `request` may carry RPC calls, and xOpat's HttpClient adds `X-APP-CSRF` only in
+ * proxy mode, since xOpat's xserver adds it to RPC calls itself: so do we. An HttpClient
+ * of ours adds it already (read afresh at each retry). The token goes only where the call
+ * stays on the page's origin, the transport's `baseURL` applied.
+ */
+export function rpcCsrfHeaders(client: RpcTransport, path: string): Record<string, string> {
+  const token = readCsrfToken();
+  if (token === undefined || client instanceof HttpClient) return {};
+  const baseURL = (client as { baseURL?: unknown }).baseURL;
+  const url = typeof baseURL === "string" && baseURL !== "" && !isAbsoluteHttpUrl(path) ? joinPath(baseURL, path) : path;
+  return isSameOrigin(url) ? { [CSRF_HEADER]: token } : {};
+}
+
 export async function rpcCall(call: RpcRequest): Promise<unknown> {
   const client = call.client ?? getAppHttpClient();
   checkTransport(client);
   const body = rpcBody(call);
+  const headers = rpcCsrfHeaders(client, call.path);
   let answer: { result?: unknown } | null;
   try {
     answer = await client.request<{ result?: unknown } | null>(call.path, {
       method: "POST",
       body,
       expect: "json",
+      ...(CSRF_HEADER in headers ? { headers } : {}),
       ...(call.signal === undefined ? {} : { signal: call.signal }),
       ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
     });

@@ -100,7 +100,7 @@ export class RpcRuntime {
           // Behind this process's own slot and queue: only calls holding one wait on the
           // deployment's, and the call's timeout bounds that wait too.
           call.queued = true;
-          deploymentSlot = await shared.slots.acquire(policy.concurrencyKey, policy.maxConcurrency, lifetime.signal);
+          deploymentSlot = await shared.slots.acquire(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit, lifetime.signal);
         }
       }
       // A client that left, or a timeout that passed, during the checks or the queue wait:

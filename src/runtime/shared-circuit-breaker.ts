@@ -6,7 +6,11 @@
  *
  * Each process admits calls from its own view of the breaker, so a closed breaker costs no
  * round trip. The view follows the results of this process's own records and the store's
- * announcements of other processes' changes; only claiming the trial asks the store. While
+ * announcements of other processes' changes; only claiming the trial asks the store. The
+ * view is read from the store before it admits its first call, and again before the next
+ * call whenever announcements may have been missed (the store's `generation` moved): a
+ * process that just started or reconnected would otherwise send calls to an upstream every
+ * other process knows is down: an open breaker refuses everywhere. While
  * the store cannot be reached the view is the breaker: it counts this process's failures
  * and runs its own trials, as a per-process breaker does (a breaker is a protection, not a
  * requirement), and the store's state takes over again once it is back.
@@ -27,6 +31,13 @@ import {
 /** A trial claim outlives the trial call's timeout by this much, for the record's round trip. */
 const TRIAL_LEASE_MARGIN_MS = 2_000;
 
+/**
+ * After a read of the view failed (Redis connected but not answering), calls go on the
+ * process's own view for this long before one tries again: a hung store must not cost every
+ * call a `commandTimeoutMs`.
+ */
+const READ_RETRY_MS = 1_000;
+
 export class SharedCircuitBreaker implements Breaker {
   readonly key: string;
   readonly failureThreshold: number;
@@ -46,6 +57,10 @@ export class SharedCircuitBreaker implements Breaker {
   #changes = 0;
   /** The store's version of the view shown (SharedBreakerView.version). */
   #version = 0;
+  /** The store's generation in which the view was last read; -1: never read. */
+  #readIn = -1;
+  #reading: Promise<void> | null = null;
+  #nextReadAt = 0;
 
   constructor(store: SharedBreakerStore, key: string, failureThreshold: number, resetAfterMs: number, trialLeaseMs: number) {
     this.#store = store;
@@ -63,16 +78,42 @@ export class SharedCircuitBreaker implements Breaker {
     return this.#failures;
   }
 
-  get changes(): number {
-    return this.#changes;
-  }
-
   /** Methods sharing a key may have different timeouts: a trial claim lasts for the longest. */
   lengthenTrialLease(ms: number): void {
     if (ms > this.#trialLeaseMs) this.#trialLeaseMs = ms;
   }
 
   admit(): boolean | Promise<boolean> {
+    if (this.#readIn !== this.#store.generation && this.#store.ready && Date.now() >= this.#nextReadAt) return this.refresh().then(() => this.#admitKnown());
+    return this.#admitKnown();
+  }
+
+  /**
+   * Reads the store's view (one read at a time, shared by the calls waiting on it). A read
+   * that fails leaves the view as it is, the store's outage logged once.
+   */
+  refresh(): Promise<void> {
+    this.#reading ??= this.#read().finally(() => {
+      this.#reading = null;
+    });
+    return this.#reading;
+  }
+
+  async #read(): Promise<void> {
+    const generation = this.#store.generation;
+    const changes = this.#changes;
+    try {
+      const view = await this.#store.read(this.key);
+      // An announcement or a result of this process's that came meanwhile is newer: it stands.
+      if (this.#changes === changes) this.show(view);
+      this.#readIn = generation;
+    } catch (error) {
+      this.#nextReadAt = Date.now() + READ_RETRY_MS;
+      this.#store.fellBack(error);
+    }
+  }
+
+  #admitKnown(): boolean | Promise<boolean> {
     if (this.#state === "closed") return false;
     const now = Date.now();
     if (this.#state === "open" && now < this.#until) throw this.#refusal(this.#until - now);
@@ -184,7 +225,8 @@ export class SharedCircuitBreakers implements BreakerRegistry {
   constructor(store: SharedBreakerStore) {
     this.#store = store;
     store.onChange((key, view) => this.#breakers.get(key)?.show(view));
-    // Announcements made while the store was away were missed: read every breaker again.
+    // Announcements may have been missed: read every breaker again now, rather than
+    // make the next call of each wait for its read.
     store.onReconnect(() => {
       for (const breaker of this.#breakers.values()) this.#sync(breaker);
     });
@@ -198,8 +240,8 @@ export class SharedCircuitBreakers implements BreakerRegistry {
     }
     breaker = new SharedCircuitBreaker(this.#store, key, failureThreshold, resetAfterMs, trialLeaseMs);
     this.#breakers.set(key, breaker);
-    // A breaker other processes opened before this one first used it: learnt in the
-    // background, the first call is not held up for it.
+    // A breaker other processes opened before this one first used it: its first call
+    // waits for this read (admit).
     this.#sync(breaker);
     return breaker;
   }
@@ -216,14 +258,6 @@ export class SharedCircuitBreakers implements BreakerRegistry {
   }
 
   #sync(breaker: SharedCircuitBreaker): void {
-    if (!this.#store.ready) return;
-    const changes = breaker.changes;
-    // Its answer may arrive after an announcement made later: then the announcement stands.
-    this.#store.read(breaker.key).then(
-      (view) => {
-        if (breaker.changes === changes) breaker.show(view);
-      },
-      () => {},
-    );
+    if (this.#store.ready) void breaker.refresh();
   }
 }

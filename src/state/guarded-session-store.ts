@@ -5,7 +5,9 @@
  * that never touch the data included. Once a load or save finds the store unreachable,
  * calls get their "unavailable" view at once for the next `retryMs`; then one call tries
  * the store again, and its answer decides. A store that hangs costs one call per
- * `retryMs` its timeout, not every call.
+ * `retryMs` its timeout, not every call. A store that says it is reachable again (Redis's
+ * connection is back: `reachable()`) closes the circuit at once, so that session calls
+ * answer again as soon as `/health/ready` does, not up to `retryMs` later.
  */
 import { errorOf, isHttpError } from "../errors/http-error.js";
 import type { SessionChanges, SessionStore } from "./session-store.js";
@@ -59,6 +61,11 @@ export class GuardedSessionStore implements SessionStore {
 
   close(): Promise<void> {
     return this.#inner.close();
+  }
+
+  /** The store's connection is back: the next calls use it rather than wait out `retryMs`. */
+  reachable(): void {
+    this.#answered(undefined);
   }
 
   /** True while calls should not wait for the store; the first call after `retryMs` becomes the probe. */

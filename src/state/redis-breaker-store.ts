@@ -8,6 +8,8 @@
  * A script that changes what other processes should do (a breaker opens, closes, starts
  * counting, or its trial proved nothing) publishes the new state on `<prefix>breakers`, so
  * that they can admit and refuse calls from their own view, without asking Redis per call.
+ * A view is read once before its first call and again whenever announcements may have been
+ * missed (`generation`): the subscription dropped or came back, or Redis did.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -134,6 +136,7 @@ export class RedisBreakerStore implements SharedBreakerStore {
   readonly #reconnectListeners: Array<() => void> = [];
   #fellBack = false;
   #subscribed = false;
+  #generation = 0;
 
   constructor(connection: RedisConnection, log: Logger) {
     this.#connection = connection;
@@ -147,12 +150,17 @@ export class RedisBreakerStore implements SharedBreakerStore {
     this.#scripts = client as unknown as BreakerScripts;
     connection.onReconnect(() => {
       this.#fellBack = false;
+      // Views changed on their own while the store was away: the store's state takes over.
       this.#reconnected();
     });
   }
 
   get ready(): boolean {
     return this.#connection.ready;
+  }
+
+  get generation(): number {
+    return this.#generation;
   }
 
   async record(key: string, outcome: "success" | "failure" | "neutral", trialToken: string | null, failureThreshold: number, resetAfterMs: number): Promise<SharedBreakerView> {
@@ -190,15 +198,15 @@ export class RedisBreakerStore implements SharedBreakerStore {
     // Subscribed on each connection, and only once the subscription holds are the views
     // read again: a change made before it is in what they read, one made after arrives
     // as a message. A failure here is the outage the connection already reports.
-    let subscribedBefore = false;
     subscriber.on("ready", () => {
       subscriber.subscribe(this.#channel).then(
-        () => {
-          if (subscribedBefore) this.#reconnected();
-          subscribedBefore = true;
-        },
+        () => this.#reconnected(),
         () => {},
       );
+    });
+    // From here until the next subscription, announcements are lost.
+    subscriber.on("close", () => {
+      this.#generation += 1;
     });
   }
 
@@ -216,6 +224,7 @@ export class RedisBreakerStore implements SharedBreakerStore {
   }
 
   #reconnected(): void {
+    this.#generation += 1;
     for (const listener of this.#reconnectListeners) listener();
   }
 

@@ -7,8 +7,14 @@
  * process that dies holding them lapse on their own within `leaseMs`. The lease's times
  * come from the holders' clocks: keep the hosts' clocks in sync (NTP), or a lease may
  * lapse early or late by their difference.
+ *
+ * A call that finds every slot taken waits only while fewer than its `queueLimit` calls of
+ * the key wait for one in this process, as the per-process queue does (README "Runtime
+ * protections": with `queueLimit` calls waiting the next is refused): without this bound a
+ * `queueLimit: 0` method would wait for the deployment after all.
  */
 import { Semaphore } from "redis-semaphore";
+import { errorOf, isHttpError } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { storeUnavailable, type RedisConnection } from "./redis-connection.js";
 import type { DeploymentSlot, DeploymentSlots } from "./shared-state.js";
@@ -25,11 +31,26 @@ const RETRY_INTERVAL_MS = 20;
  * catches it. Such a refresh counts as kept (the next one may succeed) and is logged once;
  * only Redis saying the lease is gone counts as lost.
  */
+/** This process's calls of one key waiting for a deployment-wide slot. */
+interface WaitLine {
+  waiting: number;
+}
+
 class LeasedSemaphore extends Semaphore {
   readonly #onRefreshError: (error: unknown) => void;
+  readonly #line: WaitLine;
+  readonly #queueLimit: number;
   #refreshFailed = false;
 
-  constructor(connection: RedisConnection, key: string, limit: number, leaseMs: number, onLost: () => void, onRefreshError: (error: unknown) => void) {
+  constructor(
+    connection: RedisConnection,
+    key: string,
+    limit: number,
+    leaseMs: number,
+    queue: { line: WaitLine; queueLimit: number },
+    onLost: () => void,
+    onRefreshError: (error: unknown) => void,
+  ) {
     super(connection.client, key, limit, {
       lockTimeout: leaseMs,
       // Refreshed three times per lease, so a late refresh or two still keeps it.
@@ -40,6 +61,28 @@ class LeasedSemaphore extends Semaphore {
       onLockLost: onLost,
     });
     this.#onRefreshError = onRefreshError;
+    this.#line = queue.line;
+    this.#queueLimit = queue.queueLimit;
+  }
+
+  /** One attempt at once; only when it finds every slot taken does the call join the wait, if there is room. */
+  protected override async _acquire(abortSignal?: AbortSignal): Promise<boolean> {
+    const options = this._acquireOptions;
+    this._acquireOptions = { ...options, acquireAttemptsLimit: 1, retryInterval: 0 };
+    let acquired: boolean;
+    try {
+      acquired = await super._acquire(abortSignal);
+    } finally {
+      this._acquireOptions = options;
+    }
+    if (acquired) return true;
+    if (this.#line.waiting >= this.#queueLimit) throw errorOf("RPC_QUEUE_FULL", { limit: this.#queueLimit });
+    this.#line.waiting += 1;
+    try {
+      return await super._acquire(abortSignal);
+    } finally {
+      this.#line.waiting -= 1;
+    }
   }
 
   protected override async _refresh(): Promise<boolean> {
@@ -58,6 +101,7 @@ export class RedisDeploymentSlots implements DeploymentSlots {
   readonly #connection: RedisConnection;
   readonly #log: Logger;
   readonly #leaseMs: number;
+  readonly #lines = new Map<string, WaitLine>();
 
   constructor(connection: RedisConnection, leaseMs: number, log: Logger) {
     this.#connection = connection;
@@ -65,16 +109,19 @@ export class RedisDeploymentSlots implements DeploymentSlots {
     this.#log = log;
   }
 
-  async acquire(key: string, limit: number, signal: AbortSignal): Promise<DeploymentSlot> {
+  async acquire(key: string, limit: number, queueLimit: number, signal: AbortSignal): Promise<DeploymentSlot> {
     signal.throwIfAborted();
     // Refused at once while disconnected: the limit protects an upstream, and must not
     // quietly become a per-process one.
     if (!this.#connection.ready) throw storeUnavailable(new Error("not connected to Redis"));
+    let line = this.#lines.get(key);
+    if (!line) this.#lines.set(key, (line = { waiting: 0 }));
     const semaphore = new LeasedSemaphore(
       this.#connection,
       `slots:${key}`,
       limit,
       this.#leaseMs,
+      { line, queueLimit },
       () => this.#log.warn({ concurrencyKey: key }, `lost the lease of a deployment-wide slot of ${key}: the call goes on, and for a while one more call may run than maxConcurrency allows`),
       (error) => this.#log.warn({ concurrencyKey: key, err: errorSummary(error) }, `could not refresh the lease of a deployment-wide slot of ${key}`),
     );
@@ -83,6 +130,7 @@ export class RedisDeploymentSlots implements DeploymentSlots {
     } catch (error) {
       semaphore.stopRefresh();
       if (signal.aborted) throw signal.reason;
+      if (isHttpError(error) && error.code === "RPC_QUEUE_FULL") throw error;
       throw storeUnavailable(error);
     }
     const slot: DeploymentSlot = {

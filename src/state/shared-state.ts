@@ -33,6 +33,12 @@ export interface SharedBreakerStore {
   /** False while the store cannot be reached: breakers then keep to their own process. */
   readonly ready: boolean;
   /**
+   * Changes whenever announcements may have been missed (the subscription dropped, or was
+   * made again) and when the store is back after an outage: a view read in an older
+   * generation may be stale, and is read again before it admits a call.
+   */
+  readonly generation: number;
+  /**
    * Records a call's outcome. `trialToken` is the claim's token when the call was the
    * trial this process claimed, else null. Resolves to the breaker after the change.
    */
@@ -48,7 +54,7 @@ export interface SharedBreakerStore {
   read(key: string): Promise<SharedBreakerView>;
   /** Changes another process announced (a breaker opened, closed, or started counting). */
   onChange(listener: (key: string, view: SharedBreakerView) => void): void;
-  /** Runs when the store is back after an outage, during which announcements were missed. */
+  /** Runs when the store is back after an outage, during which announcements were missed (after `generation` moved). */
   onReconnect(listener: () => void): void;
   /** A breaker could not reach the store and used its own process's state: logged once per outage. */
   fellBack(error?: unknown): void;
@@ -62,10 +68,12 @@ export interface DeploymentSlot {
 export interface DeploymentSlots {
   /**
    * One of `limit` slots of `key`, counted across every process sharing the store. Waits
-   * while all are taken; rejects with `signal.reason` when the signal aborts first, and
-   * with SESSION_STORE_UNAVAILABLE when the store cannot be reached.
+   * while all are taken, if fewer than `queueLimit` calls of `key` already wait for one in
+   * this process (else rejects with RPC_QUEUE_FULL at once); rejects with `signal.reason`
+   * when the signal aborts first, and with SESSION_STORE_UNAVAILABLE when the store cannot
+   * be reached.
    */
-  acquire(key: string, limit: number, signal: AbortSignal): Promise<DeploymentSlot>;
+  acquire(key: string, limit: number, queueLimit: number, signal: AbortSignal): Promise<DeploymentSlot>;
 }
 
 export interface SharedState {

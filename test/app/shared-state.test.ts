@@ -18,7 +18,7 @@ describe("concurrencyScope \"deployment\" without Redis", () => {
     try {
       const warnings = app.logs.lines.filter((line) => String(line.msg).startsWith('concurrencyScope "deployment" needs server.redis'));
       expect(warnings).toHaveLength(1);
-      expect((warnings[0]!.methods as string[]).sort()).toEqual(["plugin/gpu/infer", "plugin/gpu/inferFlat", "plugin/gpu/inferQuick"]);
+      expect((warnings[0]!.methods as string[]).sort()).toEqual(["plugin/gpu/infer", "plugin/gpu/inferFlat", "plugin/gpu/inferQuick", "plugin/gpu/inferShort"]);
       expect(app.server.runtime.status().sharedState).toBeNull();
       const viewer = await openViewer(app.url);
       const holding = rpc(app.url, "plugin/gpu/infer", { viewer, body: { args: [300] } });

@@ -38,9 +38,13 @@ describe.each(entrypoints)("SIGTERM on node %s", (entry, env) => {
 
     await new Promise((resolve) => setTimeout(resolve, 300));
     // Still listening while it drains, so that probes answer (test/health/probes.test.ts);
-    // new work on a fresh connection is refused with 503 and the connection closed.
+    // new work on a fresh connection is refused with 503 and the connection closed, saying
+    // that it never ran: a balancer may send it to another host, POST or not.
     const fresh = await call(run.url, "/health", { timeoutMs: 2_000 });
     expect([fresh.status, fresh.json.code, fresh.headers.connection]).toEqual([503, "SERVICE_UNAVAILABLE", "close"]);
+    expect([fresh.headers["x-app-unprocessed"], fresh.headers["retry-after"]]).toEqual(["1", "1"]);
+    const rpcRefused = await call(run.url, "/__rpc/plugin/cl/slow", { method: "POST", headers: { "content-type": "application/json" }, body: '{"args":[1]}', timeoutMs: 2_000 });
+    expect([rpcRefused.status, rpcRefused.json.code, rpcRefused.headers["x-app-unprocessed"]]).toEqual([503, "SERVICE_UNAVAILABLE", "1"]);
 
     const answer = await slow;
     expect(answer.status).toBe(200);

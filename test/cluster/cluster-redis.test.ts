@@ -32,7 +32,7 @@ describeWithRedis("cluster-index.js with Redis", () => {
       return answer.status === 200 && answer.json.result.running > 0 ? (answer.json.result.pid as number) : undefined;
     }, 3_000, "the worker holding the slot");
     // The other worker waits for the deployment's slot and runs out of time.
-    expect((await call("inferQuick", [10])).json.code).toBe("RPC_TIMEOUT");
+    expect((await call("inferShort", [10])).json.code).toBe("RPC_TIMEOUT");
     process.kill(holder, "SIGKILL");
     const killedAt = Date.now();
     const next = await waitFor(async () => {

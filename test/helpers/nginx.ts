@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "vitest";
@@ -19,15 +19,20 @@ export const describeWithNginx: typeof describe = nginxFound || process.env.CI =
 
 export interface Nginx {
   url: string;
+  /** What nginx logged (warnings and errors): which upstream failed, and how. */
+  errorLog(): Promise<string>;
   stop(): Promise<void>;
 }
 
-/** Starts nginx proxying every path to `upstreamUrl` with the `location` directives given. */
-export async function startNginx(upstreamUrl: string, locationDirectives: string): Promise<Nginx> {
+/**
+ * Starts nginx proxying every path to `upstreamUrl` (or to each of several, round robin,
+ * as to several hosts) with the `location` directives given.
+ */
+export async function startNginx(upstreamUrl: string | readonly string[], locationDirectives: string): Promise<Nginx> {
   if (!nginxFound) throw new Error(`nginx not found at ${NGINX_PATH}: install it (apt-get install nginx) or set NGINX_PATH`);
   const dir = await mkdtemp(join(tmpdir(), "nginx-"));
   const port = await closedPort();
-  const upstream = new URL(upstreamUrl);
+  const servers = (typeof upstreamUrl === "string" ? [upstreamUrl] : upstreamUrl).map((url) => `server ${new URL(url).host};`).join(" ");
   const config = `
 ${process.getuid?.() === 0 ? "user root;" : ""}
 daemon off;
@@ -43,7 +48,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream app { server ${upstream.host}; keepalive 8; }
+  upstream app { ${servers} keepalive 8; }
   server {
     listen 127.0.0.1:${port};
     location / {
@@ -72,6 +77,7 @@ ${locationDirectives}
   }
   return {
     url,
+    errorLog: () => readFile(join(dir, "error.log"), "utf8").catch(() => ""),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));

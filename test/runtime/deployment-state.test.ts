@@ -2,8 +2,9 @@
 // one real redis-server: maxConcurrency counted across processes (concurrencyScope
 // "deployment"), a killed holder's slot lapsing with its lease, a breaker opened on one
 // process refusing on the other, and Redis killed and restarted under load.
-import { beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { openViewer, type Viewer } from "../helpers/http.js";
 import { rpcCall } from "../helpers/cluster.js";
 import { useEntrypoints, type RunningProcess } from "../helpers/process.js";
@@ -19,6 +20,7 @@ describeWithRedis("two index.js processes sharing one Redis", () => {
   let a: RunningProcess;
   let b: RunningProcess;
   let viewer: Viewer;
+  let raw: Redis;
   const start = useEntrypoints(ROOT, () => ({ server: { redis: { url: redis.url, leaseMs: LEASE_MS, commandTimeoutMs: 300 } } }));
   const call = (on: RunningProcess, method: string, args: unknown[] = [], timeoutMs = 8_000) => rpcCall(on.url, `plugin/gpu/${method}`, viewer, args, timeoutMs);
 
@@ -26,13 +28,21 @@ describeWithRedis("two index.js processes sharing one Redis", () => {
     [a, b] = await Promise.all([start(), start()]);
     // One session secret: the viewer's session holds on both.
     viewer = await openViewer(a.url);
+    raw = new Redis(redis.url);
+    raw.on("error", () => {});
   });
+  afterAll(() => raw?.disconnect());
 
-  it("counts maxConcurrency across both: while A's call holds the slot, B's calls wait, time out or are refused by B's own queue", async () => {
+  it("counts maxConcurrency across both: while A's call holds the slot, B's calls wait, time out or are refused by B's queueLimit", async () => {
     const onA = call(a, "infer", [1_000]);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    // B's own slot is free, the deployment's is not: the wait ends with the call's timeout.
-    const timedOut = await call(b, "inferQuick", [10]);
+    // B's own slot is free, the deployment's is not, and inferQuick queues nobody: 429 at once.
+    const startedAt = Date.now();
+    const full = await call(b, "inferQuick", [10]);
+    expect([full.status, full.json.code, full.json.details]).toEqual([429, "RPC_QUEUE_FULL", { limit: 0 }]);
+    expect(Date.now() - startedAt).toBeLessThan(200);
+    // One call may wait: the wait ends with the call's timeout.
+    const timedOut = await call(b, "inferShort", [10]);
     expect([timedOut.status, timedOut.json.code, timedOut.json.details]).toEqual([504, "RPC_TIMEOUT", { timeoutMs: 400, queued: true }]);
     // Waits on B, behind A's call.
     const onB = call(b, "inferFlat", [10]);
@@ -46,13 +56,13 @@ describeWithRedis("two index.js processes sharing one Redis", () => {
     expect(second.json.result.startedAt).toBeGreaterThanOrEqual(first.json.result.endedAt);
   });
 
-  it("a breaker opened by failures on A refuses on B, and one successful trial closes it on both", async () => {
+  it("a breaker opened by failures on A refuses on B from B's first call, and one successful trial closes it on both", async () => {
     expect((await call(a, "flaky", ["fail"])).status).toBe(500);
     expect((await call(a, "flaky", ["fail"])).status).toBe(500);
-    const refusal = await waitFor(async () => {
-      const answer = await call(b, "flaky", ["ok"]);
-      return answer.status === 503 ? answer : undefined;
-    }, 2_000, "B to refuse");
+    await waitFor(async () => Number(await raw.hget("counterpart:breaker:model-server", "openUntil")) > 0, 2_000, "Redis to hold the open breaker");
+    // B never used this breaker: its first call is refused, the method does not run.
+    const refusal = await call(b, "flaky", ["ok"]);
+    expect(refusal.status).toBe(503);
     expect(refusal.json.code).toBe("RPC_CIRCUIT_OPEN");
     expect(Number(refusal.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     await new Promise((resolve) => setTimeout(resolve, RESET_MS + 50));
@@ -64,7 +74,7 @@ describeWithRedis("two index.js processes sharing one Redis", () => {
   it("gives the slot of a process killed while holding it to another once its lease lapses", async () => {
     const doomed = await start();
     const held = call(doomed, "infer", [20_000]).catch(() => null);
-    await waitFor(async () => (await call(b, "inferQuick", [10])).status === 504, 3_000, "the doomed process to hold the slot");
+    await waitFor(async () => (await call(b, "inferQuick", [10])).status === 429, 3_000, "the doomed process to hold the slot");
     doomed.child.kill("SIGKILL");
     const killedAt = Date.now();
     const next = await call(b, "infer", [10]);

@@ -118,6 +118,38 @@ describeWithRedis("shared circuit breakers", () => {
     await waitFor(async () => (await admit(onA)) === true, 2_000, "A to claim the trial");
   });
 
+  it("refuses from its first call a breaker that other processes opened before this one used it", async () => {
+    const key = `upstream-${++n}`;
+    const onA = a.breakers.for(key, 2, 5_000, LEASE_MS);
+    await record(onA, "failure");
+    await record(onA, "failure", false, "open");
+    // B has never seen this key: its first call must not reach the upstream.
+    const onB = b.breakers.for(key, 2, 5_000, LEASE_MS);
+    const refusal = (await admit(onB)) as HttpError;
+    expect([refusal.status, refusal.code]).toEqual([503, "RPC_CIRCUIT_OPEN"]);
+    expect(refusal.details.retryAfterMs).toBeGreaterThan(4_000);
+  });
+
+  it("catches up on what it missed while disconnected before it admits a call again", async () => {
+    const key = `upstream-${++n}`;
+    const onA = a.breakers.for(key, 2, 5_000, LEASE_MS);
+    const onB = b.breakers.for(key, 2, 5_000, LEASE_MS);
+    expect(await admit(onB)).toBe(false);
+    // Both of B's connections drop; while B reconnects (50 ms later), A opens the breaker
+    // through its store: B hears nothing of it.
+    const store = new RedisBreakerStore(a.connection, createLogger({ dev: false, destination: new LogCapture() }).logger);
+    const dropped = new Promise((resolve) => b.connection.client.once("close", resolve));
+    // The first call B admits once connected again, before any read of its could answer.
+    const first = new Promise<boolean | HttpError>((resolve) => b.connection.client.once("ready", () => resolve(admit(onB))));
+    const ports = [b.connection.client.stream.localPort, b.connection.subscriber().stream.localPort];
+    for (const port of ports) await raw.client("KILL", "ADDR", `127.0.0.1:${port}`);
+    await dropped;
+    await store.record(key, "failure", null, 2, 5_000);
+    expect(await store.record(key, "failure", null, 2, 5_000)).toMatchObject({ state: "open" });
+    expect(b.connection.ready).toBe(false);
+    expect(await first).toMatchObject({ status: 503, code: "RPC_CIRCUIT_OPEN" });
+  });
+
   it("lets another process claim the trial once a claim's lease lapses (its holder died)", async () => {
     const store = new RedisBreakerStore(a.connection, createLogger({ dev: false, destination: new LogCapture() }).logger);
     const other = new RedisBreakerStore(b.connection, createLogger({ dev: false, destination: new LogCapture() }).logger);

@@ -90,7 +90,6 @@ describeWithRedis("session data shared through Redis by two index.js processes",
       await redis.restart();
       // Back without restarting either server (a Redis without persistence comes back empty).
       await waitFor(async () => (await call(a, "remember", { key: "after", value: 2 })).status === 200, 5_000, "A to write again");
-      // B may still be skipping the store for up to a second after its last failed try.
       await waitFor(async () => (await call(b, "recall", "after")).json.result === 2, 5_000, "B to read what A wrote");
     } finally {
       loading = false;
@@ -98,5 +97,20 @@ describeWithRedis("session data shared through Redis by two index.js processes",
     }
     expect(idOnly.length).toBeGreaterThan(4);
     expect(idOnly.filter((status) => status !== 200)).toEqual([]);
+  });
+
+  it("once Redis is back, session calls answer as soon as /health/ready does: the store's short circuit closes on the reconnection", async () => {
+    await redis.kill();
+    // Calls keep finding the store gone for over a second, so that its short circuit has
+    // just been armed again (it skips the store for a second after each failed try).
+    const until = Date.now() + 1_300;
+    while (Date.now() < until) {
+      expect((await call(a, "recall", "color")).status).toBe(503);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await redis.restart();
+    await waitFor(async () => (await send(a.url, "/health/ready")).status === 200, 5_000, "A to be ready again");
+    const first = await call(a, "remember", { key: "back", value: 3 });
+    expect([first.status, first.json.code]).toEqual([200, undefined]);
   });
 });
