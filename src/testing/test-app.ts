@@ -10,7 +10,6 @@ import type { FastifyRequest } from "fastify";
 import { createServer, type AppServer } from "../app/create-server.js";
 import type { AppConfigInput } from "../config/schema.js";
 import { SESSION_COOKIE } from "../auth/session.js";
-import { requireInject } from "./inject-support.js";
 import { LogCapture, type LogFilter, type LogLine } from "./log-capture.js";
 import { keepCookies } from "./cookie-jar.js";
 import { TestClient } from "./test-client.js";
@@ -58,7 +57,6 @@ export interface TestApp {
 }
 
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
-  requireInject();
   const env: NodeJS.ProcessEnv = { ...options.env };
   // Made up here rather than left to the server, which would log a warning for it.
   env.APP_SESSION_SECRET ??= randomBytes(32).toString("base64url");

@@ -59,10 +59,10 @@ describe("the testing entry", () => {
     expect(JSON.parse(stdout)).toEqual({ atLoad: "RpcError", thrown: { name: "RpcError", code: "TEAPOT" }, started: true });
   });
 
-  it("says which Node it needs when this one cannot require() an ES module", async () => {
+  // Node 20.18 cannot require() an ES module; Fastify's inject require()s light-my-request,
+  // which the package pins to a release whose cookie is CommonJS (README "Dependencies").
+  it("starts a test app on a Node that cannot require() an ES module, as Node 20.18", async () => {
     const { stdout } = await run(process.execPath, ["--no-experimental-require-module", join(SCRIPTS, "testing-entry.mjs")], { cwd: REPO });
-    const out = JSON.parse(stdout) as { started?: boolean; error?: { message: string; cause: string } };
-    expect(out.started).toBeUndefined();
-    expect(out.error).toEqual({ message: expect.stringMatching(/^startTestApp needs Node 20\.19 or later, or 22\.12 or later \(this is v/), cause: "ERR_REQUIRE_ESM" });
+    expect(JSON.parse(stdout)).toEqual({ atLoad: "RpcError", thrown: { name: "RpcError", code: "TEAPOT" }, started: true });
   });
 });
