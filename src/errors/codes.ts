@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, message: "Not found" },
   BAD_PATH: { status: 400, message: "Invalid path" },
   BAD_REQUEST: { status: 400, message: "Bad request" },
+  PRECONDITION_FAILED: { status: 412, message: "Precondition failed" },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: "Range not satisfiable" },
   PAYLOAD_TOO_LARGE: { status: 413, message: "Request body too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Unsupported media type" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Server is shutting down" },

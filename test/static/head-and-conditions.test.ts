@@ -1,5 +1,6 @@
-// README "HTTP routes": a HEAD or a conditional request a client sends to a static file
-// is answered as HTTP says (GET's headers, 304), never 500, and logs no server error. Link checkers, CDNs and `curl -I` send exactly these.
+// README "HTTP routes": a HEAD, a conditional request or a range a client sends to a
+// static file is answered as HTTP says (GET's headers, 304, 412, 416), never 500, and
+// logs no server error. Link checkers, CDNs and `curl -I` send exactly these.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -74,6 +75,33 @@ describe("HEAD and conditional requests to static files", () => {
         }
       }
     }
+    expect(serverErrors()).toEqual([]);
+  });
+
+  it("answers a failed If-Match with 412 PRECONDITION_FAILED", async () => {
+    for (const path of ["/app.js", "/big.css", "/__app/client.js"]) {
+      for (const method of ["GET", "HEAD"]) {
+        const answer = await send(app.url, path, method, { "if-match": '"abc"' });
+        expect([path, method, answer.status]).toEqual([path, method, 412]);
+        if (method === "GET") expect(JSON.parse(answer.body.toString("utf8"))).toEqual({ error: "Precondition failed", code: "PRECONDITION_FAILED", details: {} });
+      }
+    }
+    expect(serverErrors()).toEqual([]);
+  });
+
+  it("answers an unsatisfiable range with 416 RANGE_NOT_SATISFIABLE and the file's length", async () => {
+    for (const [path, range] of [
+      ["/app.js", "bytes=5-1"],
+      ["/big.css", "bytes=99999-"],
+      ["/__app/client.js", "bytes=5-1"],
+    ] as const) {
+      const answer = await send(app.url, path, "GET", { range });
+      expect([path, answer.status, answer.headers["content-range"]]).toEqual([path, 416, expect.stringMatching(/^bytes \*\/\d+$/)]);
+      expect(JSON.parse(answer.body.toString("utf8"))).toEqual({ error: "Range not satisfiable", code: "RANGE_NOT_SATISFIABLE", details: {} });
+    }
+    // A satisfiable range still gets its part.
+    const part = await send(app.url, "/app.js", "GET", { range: "bytes=0-6" });
+    expect([part.status, part.body.toString("utf8")]).toEqual([206, "console"]);
     expect(serverErrors()).toEqual([]);
   });
 });
