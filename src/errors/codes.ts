@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   PROXY_UPSTREAM_ERROR: { status: 502, message: "Upstream unreachable" },
   PROXY_UPSTREAM_TIMEOUT: { status: 504, message: "Upstream did not answer in time" },
   PROXY_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed through the proxy" },
+  PROXY_HEADERS_TOO_LARGE: { status: 431, message: "Too many or too large request headers for the proxy" },
 
   SESSION_DATA_TOO_LARGE: { status: 413, message: "Session data over its size limit; nothing was saved" },
   SESSION_STORE_UNAVAILABLE: { status: 503, message: "The session store cannot be reached" },
