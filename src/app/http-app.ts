@@ -7,7 +7,7 @@ import type { ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from "fastify";
 import type { ResolvedConfig } from "../config/resolve.js";
-import type { ErrorCode } from "../errors/codes.js";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes.js";
 import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { sendError as sendHttpError } from "../http/send-error.js";
@@ -72,9 +72,10 @@ export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
     sendError(reply, "SERVICE_UNAVAILABLE", DRAINING_HEADERS);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
-    if (status >= 500) reply.log.error({ reqId: request.id, err: error }, "request failed");
-    sendError(reply, BY_STATUS[status] ?? "INTERNAL_ERROR");
+    const code = codeForStatus(error.statusCode);
+    // Decided on the answer, not the error's own status: whatever answers 500 is logged.
+    if (ERROR_CODES[code].status >= 500) reply.log.error({ reqId: request.id, err: error }, "request failed");
+    sendError(reply, code, code === "RANGE_NOT_SATISFIABLE" ? contentRangeOf(error) : undefined);
   });
   app.setNotFoundHandler((_request, reply) => {
     sendError(reply, "NOT_FOUND");
@@ -111,10 +112,33 @@ const LAZY_SCHEMA_COMPILERS = {
 const BY_STATUS: Record<number, ErrorCode> = {
   400: "BAD_REQUEST",
   404: "NOT_FOUND",
+  // @fastify/send's answers to a failed If-Match or If-Unmodified-Since and to a Range
+  // outside the file.
+  412: "PRECONDITION_FAILED",
   413: "PAYLOAD_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",
+  416: "RANGE_NOT_SATISFIABLE",
   503: "SERVICE_UNAVAILABLE",
 };
+
+/**
+ * The declared code for the status a library gave its error. Another 4xx is still the
+ * client's doing: a 400, never a 500 that would page someone; anything else is ours.
+ */
+function codeForStatus(status: number | undefined): ErrorCode {
+  if (status === undefined || !Number.isInteger(status)) return "INTERNAL_ERROR";
+  return BY_STATUS[status] ?? (status >= 400 && status < 500 ? "BAD_REQUEST" : "INTERNAL_ERROR");
+}
+
+/** A 416 says how long the file is (RFC 9110 section 15.5.17), as @fastify/send worked out. */
+function contentRangeOf(error: FastifyError): Record<string, string> | undefined {
+  const headers = (error as { headers?: unknown }).headers;
+  if (typeof headers !== "object" || headers === null) return undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === "content-range" && typeof value === "string") return { "content-range": value };
+  }
+  return undefined;
+}
 
 function sendError(reply: FastifyReply, code: ErrorCode, headers?: Record<string, string>): void {
   // Fastify's own 413 and 415, a bad URL, a 404 or a shutdown answer may leave a body

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   PROXY_UPSTREAM_ERROR: { status: 502, message: "Upstream unreachable" },
   PROXY_UPSTREAM_TIMEOUT: { status: 504, message: "Upstream did not answer in time" },
   PROXY_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed through the proxy" },
+  PROXY_HEADERS_TOO_LARGE: { status: 431, message: "Too many or too large request headers for the proxy" },
 
   SESSION_DATA_TOO_LARGE: { status: 413, message: "Session data over its size limit; nothing was saved" },
   SESSION_STORE_UNAVAILABLE: { status: 503, message: "The session store cannot be reached" },
@@ -41,6 +42,8 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, message: "Not found" },
   BAD_PATH: { status: 400, message: "Invalid path" },
   BAD_REQUEST: { status: 400, message: "Bad request" },
+  PRECONDITION_FAILED: { status: 412, message: "Precondition failed" },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: "Range not satisfiable" },
   PAYLOAD_TOO_LARGE: { status: 413, message: "Request body too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Unsupported media type" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Server is shutting down" },

@@ -11,7 +11,7 @@ import type { Dispatcher } from "undici";
 import type { Attributes } from "@opentelemetry/api";
 import type { ProxyConfig } from "../config/schema.js";
 import { DEFAULT_TIMEOUT_MS } from "../config/resolve.js";
-import { clientResponseHeaders } from "./headers.js";
+import { clientResponseHeaders, serverHeldFirst } from "./headers.js";
 import { closeWhenIdle } from "./idle-watch.js";
 import { parseBaseUrl, type UpstreamBase } from "./target.js";
 import { Pool } from "./undici-pool.js";
@@ -31,6 +31,7 @@ export interface Upstream {
   authEnabled: boolean;
   /** Lowercased names. */
   staticHeaders: ReadonlyArray<readonly [string, string]>;
+  staticNames: ReadonlySet<string>;
   pool: Pool;
   /** What a proxy span says of the upstream: its host and port, never its path or credentials. */
   spanAttributes: Attributes;
@@ -44,13 +45,15 @@ export class Upstreams {
     for (const [alias, config] of proxies) {
       const base = parseBaseUrl(config.baseUrl);
       const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const staticHeaders = Object.entries(config.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const);
       this.#byAlias.set(alias, {
         alias,
         config,
         base,
         timeoutMs,
         authEnabled: proxyAuthEnabled(config),
-        staticHeaders: Object.entries(config.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value] as const),
+        staticHeaders,
+        staticNames: new Set(staticHeaders.map(([name]) => name)),
         spanAttributes: spanAttributesOf(alias, base.origin),
         pool: new Pool(base.origin, {
           connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) },
@@ -102,6 +105,8 @@ export interface ForwardRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
+  /** Names the verifiers added or changed, null when no verifier ran. */
+  verifierNames: ReadonlySet<string> | null;
   req: IncomingMessage;
   res: ServerResponse;
   done(outcome: ForwardOutcome): void;
@@ -127,7 +132,8 @@ export function forward(request: ForwardRequest): void {
     request.done(outcome);
   });
   try {
-    upstream.pool.dispatch({ path: request.path, method: request.method, headers, body }, handler);
+    const ordered = serverHeldFirst(headers, upstream.staticNames, request.verifierNames);
+    upstream.pool.dispatch({ path: request.path, method: request.method, headers: ordered, body }, handler);
   } catch (error) {
     // A header value a verifier set that undici refuses, for instance.
     handler.onResponseError(null, error as Error);

@@ -55,18 +55,35 @@ export interface ForwardedInfo {
 }
 
 /**
- * The client's headers minus the dropped ones, plus `X-Forwarded-*`. The result has no
- * prototype: a header named `__proto__` is a plain entry, not a prototype change.
+ * How many client headers, and how many bytes of them (names and values), the proxy
+ * forwards (docs/proxy.md "Headers"); a request with more is refused (431). A browser
+ * sends some 15 to 25. Upstreams bound what they take: Apache 100 fields, Node 16 KiB
+ * (and Node 20 may drop what is past its `maxHeadersCount` without a word): a client's
+ * flood must not crowd out the headers the server adds, its API key above all.
  */
-export function upstreamRequestHeaders(req: IncomingMessage, options: ForwardedInfo): Record<string, string> {
+export const MAX_FORWARDED_HEADERS = 64;
+export const MAX_FORWARDED_HEADER_BYTES = 8 * 1024;
+
+/**
+ * The client's headers minus the dropped ones, plus `X-Forwarded-*`; null when the client
+ * sent more than the proxy forwards. The result has no prototype: a header named
+ * `__proto__` is a plain entry, not a prototype change.
+ */
+export function upstreamRequestHeaders(req: IncomingMessage, options: ForwardedInfo): Record<string, string> | null {
   const incoming = req.headers;
   const named = connectionTokens(incoming.connection);
   const out: Record<string, string> = Object.create(null);
+  let count = 0;
+  let bytes = 0;
   for (const name in incoming) {
     if (isHopByHop(name) || REQUEST_DROPPED.has(name) || named?.has(name)) continue;
     const value = incoming[name];
     if (value === undefined) continue;
-    out[name] = Array.isArray(value) ? value.join(", ") : value;
+    const joined = Array.isArray(value) ? value.join(", ") : value;
+    count += 1;
+    bytes += name.length + joined.length;
+    if (count > MAX_FORWARDED_HEADERS || bytes > MAX_FORWARDED_HEADER_BYTES) return null;
+    out[name] = joined;
   }
   const clientIp = req.socket.remoteAddress ?? "";
   const priorFor = options.trustProxy ? firstHeader(incoming["x-forwarded-for"]) : undefined;
@@ -89,6 +106,38 @@ export function applyTraceHeaders(headers: Record<string, string>, requestId: st
   headers.traceparent = trace.traceparent;
   if (trace.tracestate === undefined) delete headers.tracestate;
   else headers.tracestate = trace.tracestate;
+}
+
+/** The headers the proxy sets itself, besides the static ones and the verifiers' changes. */
+const PROXY_SET = new Set(["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-request-id", "traceparent", "tracestate"]);
+
+/**
+ * The names a verifier added or changed, against the headers as they were before the
+ * verifiers ran: they go upstream with the server's own, ahead of the client's.
+ */
+export function changedNames(before: Readonly<Record<string, string>>, after: Readonly<Record<string, string>>): Set<string> {
+  const changed = new Set<string>();
+  for (const name in after) if (before[name] !== after[name]) changed.add(name);
+  return changed;
+}
+
+/**
+ * The headers as undici sends them, in order: the server's own first (static headers,
+ * the verifiers' changes, `X-Forwarded-*`, the request id and trace), then the client's.
+ * An upstream that keeps only its first N headers then loses the client's, never the API
+ * key. A flat list, not an object: an object lists integer-like names (`1000: x`) first
+ * whatever the order they were added in.
+ */
+export function serverHeldFirst(headers: Readonly<Record<string, string>>, staticNames: ReadonlySet<string>, verifierNames: ReadonlySet<string> | null): string[] {
+  const list: string[] = [];
+  const client: string[] = [];
+  for (const name in headers) {
+    const value = headers[name]!;
+    if (PROXY_SET.has(name) || staticNames.has(name) || verifierNames?.has(name)) list.push(name, value);
+    else client.push(name, value);
+  }
+  for (const item of client) list.push(item);
+  return list;
 }
 
 /** Static headers win over any header of the same name, whatever its case. */

@@ -1,7 +1,7 @@
 /**
  * The proxy: `/proxy/<alias>/<path>?<query>` (docs/proxy.md). The first failing
  * check answers, in this order:
- *   method → session → CSRF → alias → path → verifiers → forward (502 / 504)
+ *   method → session → CSRF → alias → path → headers → verifiers → forward (502 / 504)
  * and every request logs exactly one event: `proxy.complete`, `proxy.error` or
  * `proxy.rejected`.
  */
@@ -14,7 +14,14 @@ import type { ErrorCode } from "../errors/codes.js";
 import { sendError, sendRawError } from "../http/send-error.js";
 import type { EventListeners } from "../log/events.js";
 import { ClientGoneError, Upstreams, forward, type ForwardOutcome } from "./forward.js";
-import { applyStaticHeaders, applyTraceHeaders, upstreamRequestHeaders } from "./headers.js";
+import {
+  applyStaticHeaders,
+  applyTraceHeaders,
+  changedNames,
+  MAX_FORWARDED_HEADER_BYTES,
+  MAX_FORWARDED_HEADERS,
+  upstreamRequestHeaders,
+} from "./headers.js";
 import { SessionCheck } from "../auth/session-cache.js";
 import { isSafeProxyPath, splitProxyUrl, upstreamPath } from "./target.js";
 import { verifyProxyAuth, type ProxyAuthDeps } from "./verify-proxy-auth.js";
@@ -24,6 +31,7 @@ import { RequestTrace } from "../tracing/request-trace.js";
 export const PROXY_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const ALLOWED = new Set<string>(PROXY_METHODS);
 const ALLOW = { allow: PROXY_METHODS.join(", ") };
+const HEADER_LIMITS = { maxHeaders: MAX_FORWARDED_HEADERS, maxHeaderBytes: MAX_FORWARDED_HEADER_BYTES };
 
 interface ProxyEvent {
   reqId: string;
@@ -73,12 +81,13 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     const path = isSafeProxyPath(target.rawPath) ? upstreamPath(upstream.base, target.rawPath, target.query) : null;
     if (path === null) return reject(reply, event, "PROXY_BAD_PATH");
 
-    const state: UpstreamState = {
-      headers: upstreamRequestHeaders(request.raw, { trustProxy }),
-      targetPath: `/${target.rawPath}${target.query}`,
-    };
+    const clientHeaders = upstreamRequestHeaders(request.raw, { trustProxy });
+    if (clientHeaders === null) return reject(reply, event, "PROXY_HEADERS_TOO_LARGE", HEADER_LIMITS);
+    const state: UpstreamState = { headers: clientHeaders, targetPath: `/${target.rawPath}${target.query}` };
     applyTraceHeaders(state.headers, request.id, trace.context);
+    let verifierNames: Set<string> | null = null;
     if (upstream.authEnabled) {
+      const before = Object.assign(Object.create(null) as Record<string, string>, state.headers);
       const passed = await verifyProxyAuth(request.raw, reply.raw, options, upstream.alias, upstream.config, state, request.id);
       // The client left while a verifier was busy, or a verifier answered by itself.
       if (reply.raw.destroyed || reply.raw.headersSent) {
@@ -87,6 +96,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
         return reply;
       }
       if (!passed) return reject(reply, event, "PROXY_AUTH_FAILED");
+      verifierNames = changedNames(before, state.headers);
     }
     applyStaticHeaders(state.headers, upstream.staticHeaders);
 
@@ -96,6 +106,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
       method: request.method,
       path,
       headers: state.headers,
+      verifierNames,
       req: request.raw,
       res: reply.raw,
       done: (outcome) => finish(reply.raw, event, outcome),
@@ -103,8 +114,8 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     return reply;
   }
 
-  function reject(reply: FastifyReply, event: ProxyEvent, code: ErrorCode): FastifyReply {
-    const error = errorOf(code);
+  function reject(reply: FastifyReply, event: ProxyEvent, code: ErrorCode, details?: Record<string, unknown>): FastifyReply {
+    const error = errorOf(code, details);
     logEvent("proxy.rejected", event, error.status, code);
     // Refused before forwarding: an upload is never read (the sender closes the connection
     // once the client has the answer, unless the body is small enough to drain).

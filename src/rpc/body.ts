@@ -8,6 +8,17 @@ import type { IncomingMessage } from "node:http";
 import sjson from "secure-json-parse";
 import { errorOf } from "../errors/http-error.js";
 import { CallTimeoutError, ClientGoneError, type CallLifetime } from "../runtime/call-lifetime.js";
+import { MAX_METHOD_ARGS } from "../runtime/executor.js";
+import { jsonDepthExceeds } from "./json-depth.js";
+
+/**
+ * How deep a body's JSON may nest, the body's own object and its `args` array included.
+ * Far deeper than any viewer's data (a GeoJSON feature collection is about eight levels),
+ * and far from the depths at which serialising a result, copying arguments to a worker or
+ * saving session data runs out of stack (some thousands): refused when the body is read,
+ * not as a 500 from wherever the recursion happens to fail.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 export interface RpcBody {
   args: unknown[];
@@ -90,6 +101,9 @@ function readBuffered(req: IncomingMessage, limit: number): Promise<Buffer> {
 export function parseRpcBody(raw: Buffer): RpcBody {
   // An empty body is a call with no arguments, which keeps `curl -X POST` usable.
   if (raw.length === 0) return { args: [], viewerId: undefined, contextId: undefined };
+  if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) {
+    throw errorOf("RPC_BAD_REQUEST", { reason: "too-deep", limit: MAX_JSON_DEPTH }, `JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
   let value: unknown;
   try {
     // Rejects "__proto__" / "constructor.prototype" keys anywhere in the body, as
@@ -104,6 +118,9 @@ export function parseRpcBody(raw: Buffer): RpcBody {
   const body = value as Record<string, unknown>;
   if (body.args !== undefined && !Array.isArray(body.args)) {
     throw errorOf("RPC_BAD_REQUEST", { reason: "args-not-array" }, "args must be an array");
+  }
+  if (Array.isArray(body.args) && body.args.length > MAX_METHOD_ARGS) {
+    throw errorOf("RPC_BAD_REQUEST", { reason: "too-many-args", limit: MAX_METHOD_ARGS }, `At most ${MAX_METHOD_ARGS} arguments`);
   }
   for (const field of ["viewerId", "contextId"] as const) {
     if (body[field] !== undefined && typeof body[field] !== "string") {

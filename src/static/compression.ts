@@ -29,6 +29,11 @@ export async function compressAnswers(scope: FastifyInstance): Promise<void> {
   // file stream, whatever its size: a 300-byte stylesheet cost about 60 µs of CPU for a
   // brotli or gzip stream, as much as serving it. A small file's stream is read here first
   // (it is a single read), so that the plugin sees a buffer under its threshold.
+  //
+  // The routes of this scope answer HEAD themselves (static-routes.ts says why), so a HEAD
+  // passes here like a GET: @fastify/send's HEAD and 304 bodies are an empty stream of
+  // strings, not Buffers, and the Content-Length it set is kept (Fastify leaves a HEAD's
+  // and a 304's alone).
   scope.addHook("onSend", async (_request, reply, payload) => {
     if (!(payload instanceof Readable)) return payload;
     // A 304's empty stream would be compressed as well, and the 304 labelled with a
@@ -36,7 +41,8 @@ export async function compressAnswers(scope: FastifyInstance): Promise<void> {
     if (reply.statusCode === 304) return null;
     const length = Number(reply.getHeader("content-length"));
     if (!(length < COMPRESS_THRESHOLD_BYTES)) return payload;
-    return Buffer.concat(await payload.toArray());
+    const chunks = (await payload.toArray()) as Array<Buffer | string>;
+    return Buffer.concat(chunks.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk)));
   });
   await scope.register(fastifyCompress, {
     // gzip first where the client takes both (browsers do): on viewer scripts and styles

@@ -7,7 +7,7 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { SessionSigner } from "../auth/session.js";
 import type { HeaderSettings } from "../config/resolve.js";
 import type { ServerOnlyFiles } from "../discovery/server-only-files.js";
@@ -41,7 +41,10 @@ export async function staticRoutes(app: FastifyInstance, options: StaticRouteOpt
 
     const pages = new PageCache();
     const realBases = new Map<string, string>();
-    scope.get("/*", async (request, reply) => {
+    // HEAD is routed here with GET rather than through Fastify's automatic HEAD route: that
+    // route's last onSend hook fails on a null body (a 304's, compression.ts) and sets a
+    // Content-Length of 0 for a buffered one, where a HEAD must carry GET's headers.
+    const serve = async (request: FastifyRequest, reply: FastifyReply) => {
       const lookup = mapStaticPath(options.root, request.raw.url ?? "/");
       if (!lookup.ok) return sendError(reply, lookup.status === 400 ? "BAD_PATH" : "NOT_FOUND");
       let file = join(lookup.base, lookup.relative);
@@ -62,7 +65,8 @@ export async function staticRoutes(app: FastifyInstance, options: StaticRouteOpt
         return reply.header("cache-control", "no-store").type("text/html; charset=utf-8").send(html);
       }
       return reply.sendFile(file.slice(lookup.base.length + 1), lookup.base);
-    });
+    };
+    scope.route({ method: ["GET", "HEAD"], url: "/*", exposeHeadRoute: false, handler: serve });
   });
 }
 

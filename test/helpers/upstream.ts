@@ -28,8 +28,16 @@ export class TestUpstream {
   #server: Server;
   port = 0;
 
-  constructor() {
+  readonly #keepHeaders: number | undefined;
+
+  /**
+   * `keepHeaders`: the echo sees only the first that many request headers, as an upstream
+   * that drops the rest of them without a word (Node 20 may, past its `maxHeadersCount`;
+   * Node 22 and later answer 431 instead, so the server's own limit cannot stand in here).
+   */
+  constructor(options: { keepHeaders?: number } = {}) {
     this.#server = createServer((req, res) => this.#handle(req, res));
+    this.#keepHeaders = options.keepHeaders;
   }
 
   async start(): Promise<this> {
@@ -73,7 +81,9 @@ export class TestUpstream {
       hash.update(chunk);
     });
     req.on("end", () => {
-      const seen: SeenRequest = { method: req.method!, url: req.url!, headers: req.headers, rawHeaders: req.rawHeaders, bytes, sha256: hash.digest("hex") };
+      const rawHeaders = this.#keepHeaders === undefined ? req.rawHeaders : req.rawHeaders.slice(0, this.#keepHeaders * 2);
+      const headers = this.#keepHeaders === undefined ? req.headers : headersOf(rawHeaders);
+      const seen: SeenRequest = { method: req.method!, url: req.url!, headers, rawHeaders, bytes, sha256: hash.digest("hex") };
       this.seen.push(seen);
       const body = JSON.stringify(seen);
       res.writeHead(200, {
@@ -108,6 +118,16 @@ export class TestUpstream {
     source.on("end", () => res.end());
     res.on("close", () => source.destroy());
   }
+}
+
+/** Raw header pairs as Node's `req.headers` lists them: lowercased names, repeats joined. */
+function headersOf(raw: string[]): IncomingHttpHeaders {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    headers[name] = headers[name] === undefined ? raw[i + 1]! : `${headers[name]}, ${raw[i + 1]!}`;
+  }
+  return headers;
 }
 
 const BLOCK = (() => {
