@@ -35,7 +35,11 @@ export async function scaffoldApp(target: string, options: ScaffoldOptions): Pro
   if (!VALID_NAME.test(name) || RESERVED_NAMES.has(name)) throw new ToolkitError(`"${name}" is not a valid npm package name: use lowercase letters, digits, "-", "." and "_" (or pass --name)`);
   await refuseNonEmpty(dir);
   await mkdir(dir, { recursive: true });
-  await cp(TEMPLATE, dir, { recursive: true, errorOnExist: true, force: false });
+  // Entry by entry: Node 24's cp() refuses a target folder that exists (an empty one, or
+  // one holding only .git) when errorOnExist is set, where Node 20 and 22 copied into it.
+  for (const entry of await readdir(TEMPLATE)) {
+    await cp(join(TEMPLATE, entry), join(dir, entry), { recursive: true, errorOnExist: true, force: false });
+  }
   const files: string[] = [];
   for (const file of await listFiles(dir)) {
     let path = file;

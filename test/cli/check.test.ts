@@ -8,7 +8,8 @@ import { REPO, runToExit } from "../helpers/process.js";
 
 const strictConfig = (extra: object = {}) => JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "preserve", moduleResolution: "bundler", types: [] }, ...extra });
 
-describe("counterpart check", () => {
+// Each check runs the TypeScript compiler in a child process: seconds of CPU, more on a busy machine.
+describe("counterpart check", { timeout: 90_000 }, () => {
   it("refuses a root that is not a folder instead of checking nothing", async () => {
     const result = await runToExit(["check", "--root", "/nonexistent-app-root"]);
     expect(result.code).toBe(1);
@@ -29,14 +30,14 @@ describe("counterpart check", () => {
         "plugins/p/p.server.ts": "export function build(): string {\n  return BUILD_ID;\n}\n",
       },
     });
-    const result = await runToExit(["check", "--root", root]);
+    const result = await runToExit(["check", "--root", root], {}, 60_000);
     expect(result.stdout).toContain("no errors");
     expect(result.code).toBe(0);
   });
 
   it("names errors relative to where it runs, as tsc does, and exits 1", async () => {
     const app = tempApp({ files: { "plugins/p/p.server.ts": "export function n(): number {\n  return 'x';\n}\n" } });
-    const result = await runToExit(["check", "--root", app]);
+    const result = await runToExit(["check", "--root", app], {}, 60_000);
     expect(result.code).toBe(1);
     // runToExit runs in the repository: the file is named from there.
     expect(result.stdout).toContain(`${relative(REPO, join(app, "plugins/p/p.server.ts"))}(2,3): error TS2322`);
@@ -50,7 +51,7 @@ describe("counterpart check", () => {
         "plugins/p/p.server.ts": "export function f(x) {\n  return x;\n}\n",
       },
     });
-    const result = await runToExit(["check", "--root", root]);
+    const result = await runToExit(["check", "--root", root], {}, 60_000);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/only references other projects/);
   });
