@@ -49,6 +49,15 @@ export async function resolveInDevMode(reload: DevReload, registry: Registry, ki
 /** The stream header must match the method: a mismatch is refused before the method runs. */
 export function checkStreamMode(entry: MethodEntry, streamHeader: string | string[] | undefined): void {
   const asked = streamHeader === "1";
-  if (entry.policy.streaming && !asked) throw errorOf("RPC_STREAM_REQUIRED");
+  // The browser's way is `$stream`, not the header: name the exact call to write.
+  if (entry.policy.streaming && !asked) {
+    const call = `xserver.${entry.kind}${member(entry.id)}.$stream${member(entry.name)}(…)`;
+    throw errorOf("RPC_STREAM_REQUIRED", {}, `This method streams: call it as ${call} in the browser, or send X-APP-Rpc-Stream: 1`);
+  }
   if (!entry.policy.streaming && asked) throw errorOf("RPC_NOT_STREAMABLE");
+}
+
+/** `.name`, or `["name"]` for an id like `upstream-demo` that is not a JavaScript identifier. */
+function member(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
 }
