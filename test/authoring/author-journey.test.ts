@@ -75,10 +75,10 @@ describe("a new app from counterpart init, on the packed package, as the README 
     expect(stdout).toMatch(/^\S+ fail 0$/m);
   });
 
-  it("npm start serves the page and the plugin's public and session methods", async () => {
+  it("npm start serves the page and the plugin's public and session methods, and stops when npm is sent SIGTERM", async () => {
     // `npm start` as the README says, on a free port; its own process group, so that the
-    // test can end npm and the server it started together.
-    const started = spawn("sh", ["-c", "npm start"], { cwd: app, env: { ...NPM_ENV, APP_PORT: "0" }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    // test can end whatever is left of it if the server does not stop.
+    const started = spawn("npm", ["start"], { cwd: app, env: { ...NPM_ENV, APP_PORT: "0" }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     started.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
     try {
@@ -94,8 +94,16 @@ describe("a new app from counterpart init, on the packed package, as the README 
       expect((await rpc(url, "plugin/hello/visit", { viewer })).body).toEqual({ result: { visits: 1 } });
       expect((await rpc(url, "plugin/hello/visit", { viewer })).body).toEqual({ result: { visits: 2 } });
       expect((await rpc(url, "plugin/hello/visit")).status).toBe(401);
+      // A SIGTERM to npm alone (a process manager's stop) ends the server too, although
+      // npm's shell does not pass it on.
+      started.kill("SIGTERM");
+      await waitFor(() => out.includes('"msg":"stopped"'), 10_000, "the server to stop");
     } finally {
-      process.kill(-started.pid!, "SIGKILL");
+      try {
+        process.kill(-started.pid!, "SIGKILL");
+      } catch {
+        // every process of the group has ended
+      }
     }
   });
 
