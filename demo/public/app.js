@@ -25,8 +25,12 @@ async function logIn(user = "ada") {
   AppUser.setSecret(token, "jwt", "demo-secure");
   return { loggedInAs: user };
 }
+// What the handler did, for the page to show: a refresh is otherwise invisible.
+const refreshes = [];
 AppUser.addHandler("requestSecretUpdate", ({ type, contextId }) => {
-  if (type === "jwt" && contextId === "demo-secure") void logIn();
+  if (type !== "jwt" || contextId !== "demo-secure") return;
+  refreshes.push("401 from demo-secure: requestSecretUpdate asked for a new jwt");
+  void logIn().then(({ loggedInAs }) => refreshes.push(`logged in again as ${loggedInAs}: new token stored in AppUser, request replayed`));
 });
 
 const calls = [
@@ -54,7 +58,9 @@ const calls = [
     title: "proxy demo-secure — spoil the token, then call: 401, refresh, replay",
     run: async () => {
       AppUser.setSecret("not-a-valid-token", "jwt", "demo-secure");
-      return secureClient.get("me");
+      refreshes.length = 0;
+      const answer = await secureClient.get("me");
+      return { refresh: refreshes.length > 0 ? [...refreshes] : ["none: the stored token was accepted"], answer };
     },
   },
 ];

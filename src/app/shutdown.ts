@@ -41,9 +41,9 @@ export async function closeGracefully(server: AppServer, limitMs: number): Promi
  * Installs the SIGTERM/SIGINT handlers. Repeated signals are ignored rather than fatal: in a
  * terminal, Ctrl-C reaches a cluster worker both directly and forwarded by its master.
  */
-export function stopOnSignals(server: AppServer, exit: (code: number) => void = (code) => process.exit(code)): void {
+export function stopOnSignals(server: AppServer, exit: (code: number) => void = (code) => process.exit(code)): (reason: NodeJS.Signals | "parent-gone") => void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals | "parent-gone") => {
     if (stopping) return;
     stopping = true;
     const limitMs = server.core.config.shutdownTimeoutMs;
@@ -64,4 +64,5 @@ export function stopOnSignals(server: AppServer, exit: (code: number) => void = 
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  return stop;
 }

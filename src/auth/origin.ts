@@ -40,6 +40,53 @@ export function originAllowed(headers: IncomingHttpHeaders, encrypted: boolean, 
   return fetchSite !== "cross-site";
 }
 
+/**
+ * Why `originAllowed` refused, for the log only (the answer stays the code's own): both
+ * origins side by side show at once the usual cause, a proxy that drops the port
+ * (docs/deployment.md "nginx"). Both come from request headers, so they are cut short
+ * and stripped of control characters before they reach a log line.
+ */
+export class OriginMismatch extends Error {
+  readonly origin: string | null;
+  readonly expectedOrigin: string;
+  readonly fetchSite: string | null;
+
+  constructor(headers: IncomingHttpHeaders, encrypted: boolean, policy: OriginPolicy) {
+    const origin = headers.origin === undefined ? null : loggable(headers.origin);
+    const expectedOrigin = loggable(requestOrigin(headers, encrypted, policy.trustProxy));
+    const fetchSite = typeof headers["sec-fetch-site"] === "string" ? loggable(headers["sec-fetch-site"]) : null;
+    super(
+      origin !== null && origin.toLowerCase() !== expectedOrigin.toLowerCase()
+        ? `Origin ${origin} is not this server's origin ${expectedOrigin} (from ${policy.trustProxy ? "X-Forwarded-Proto/-Host" : "Host"}) nor listed in server.allowedOrigins`
+        : `Sec-Fetch-Site: cross-site, and the Origin is not listed in server.allowedOrigins`,
+    );
+    this.name = "OriginMismatch";
+    this.origin = origin;
+    this.expectedOrigin = expectedOrigin;
+    this.fetchSite = fetchSite;
+  }
+}
+
+/** Refusal reasons are expected outcomes: no stack to capture (as errorOf). */
+export function originMismatch(headers: IncomingHttpHeaders, encrypted: boolean, policy: OriginPolicy): OriginMismatch {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new OriginMismatch(headers, encrypted, policy);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+const LOGGED_MAX = 100;
+
+/** A client-supplied header value fit for a log line: no control characters, at most 100 characters. */
+function loggable(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = value.replace(/[\u0000-\u001f\u007f]/g, "\uFFFD");
+  return clean.length > LOGGED_MAX ? `${clean.slice(0, LOGGED_MAX)}…` : clean;
+}
+
 function firstValue(value: string | string[] | undefined): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
   return first?.split(",")[0]?.trim() || undefined;

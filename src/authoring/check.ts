@@ -9,6 +9,7 @@ import { join, relative } from "node:path";
 import type { FormatDiagnosticsHost } from "typescript";
 import { scanRoot } from "../discovery/scan.js";
 import { readAppCompilerSettings } from "./app-tsconfig.js";
+import { formatPolicyProblem, policyProblems } from "./check-policy.js";
 import { loadTypeScript } from "./load-typescript.js";
 
 export interface CheckReport {
@@ -18,9 +19,12 @@ export interface CheckReport {
   checked: string[];
   /** `.js`/`.mjs` server files left out because `checkJs` is off. */
   skippedJs: string[];
+  /** TypeScript's errors and the policy entries that name no function. */
   errorCount: number;
   /** Formatted as tsc prints them. */
   output: string;
+  /** One line per policy entry that names no exported function. */
+  policyErrors: string[];
 }
 
 export async function checkServerFiles(root: string, options: { pretty: boolean }): Promise<CheckReport> {
@@ -39,6 +43,14 @@ export async function checkServerFiles(root: string, options: { pretty: boolean 
   const ambient = settings.fileNames.filter((file) => file.endsWith(".d.ts"));
   const program = ts.createProgram([...roots, ...ambient], compilerOptions);
   const diagnostics = [...settings.diagnostics, ...(roots.length > 0 ? ts.getPreEmitDiagnostics(program) : [])];
+  // Policies are read in every server file, .js ones too: those outside the type-checked
+  // program get a program of their own, which only reads them (its diagnostics are not ours).
+  const unchecked = serverFiles.filter((file) => !roots.includes(file));
+  const problems = [
+    ...policyProblems(ts, program, roots),
+    ...(unchecked.length > 0 ? policyProblems(ts, ts.createProgram(unchecked, { ...compilerOptions, allowJs: true, checkJs: false, noEmit: true }), unchecked) : []),
+  ];
+  const policyErrors = problems.map((problem) => formatPolicyProblem(problem, process.cwd()));
   const host: FormatDiagnosticsHost = {
     getCanonicalFileName: (file) => file,
     // File names relative to where the command runs, as tsc prints them (and editors link them).
@@ -49,7 +61,8 @@ export async function checkServerFiles(root: string, options: { pretty: boolean 
     tsconfig: used,
     checked: roots.map((file) => relative(root, file)),
     skippedJs: serverFiles.filter((file) => !roots.includes(file)).map((file) => relative(root, file)),
-    errorCount: diagnostics.filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error).length,
+    errorCount: diagnostics.filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error).length + policyErrors.length,
+    policyErrors,
     output: diagnostics.length === 0 ? "" : options.pretty ? ts.formatDiagnosticsWithColorAndContext(diagnostics, host) : ts.formatDiagnostics(diagnostics, host),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `counterpart init [dir]` (README "The author's toolkit"): copies the app template
- * (`templates/app/` in this package) into a new folder, with the app's name and this
- * package's version filled in. It never overwrites: a folder that already holds anything
+ * (`templates/app/` in this package) into a new folder, with the app's name and its
+ * dependency on this package filled in. It never overwrites: a folder that already holds anything
  * but a `.git` is refused.
  */
 import { cp, mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
@@ -18,8 +18,8 @@ const TEXT = /\.(?:json|ts|js|mjs|html|css|md)$|^\.gitignore$/;
 export interface ScaffoldOptions {
   /** The app's package name; default: made from the folder's name. */
   name?: string;
-  /** The server version the app depends on (`^version`). */
-  serverVersion: string;
+  /** The app's dependency on the server: `^version`, or a `file:` spec (src/authoring/install-source.ts). */
+  serverSpec: string;
 }
 
 export interface Scaffolded {
@@ -50,7 +50,7 @@ export async function scaffoldApp(target: string, options: ScaffoldOptions): Pro
     }
     if (TEXT.test(basename(path))) {
       const text = await readFile(path, "utf8");
-      const filled = text.replaceAll("__APP_NAME__", name).replaceAll("__SERVER_VERSION__", options.serverVersion);
+      const filled = text.replaceAll("__APP_NAME__", name).replaceAll("__SERVER_SPEC__", JSON.stringify(options.serverSpec).slice(1, -1));
       if (filled !== text) await writeFile(path, filled);
     }
     files.push(relative(dir, path));

@@ -1,6 +1,7 @@
 /**
- * `counterpart check [--root DIR]`: type-checks the app's server files; exit 1 when
- * TypeScript reports an error, so that it can gate a commit or a CI job.
+ * `counterpart check [--root DIR]`: type-checks the app's server files and their policies;
+ * exit 1 when TypeScript reports an error or a policy entry names no exported function, so
+ * that it can gate a commit or a CI job.
  */
 import { relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -26,6 +27,7 @@ export const checkCommand: Command = async (argv, env) => {
   if (!(await requireAppRoot(root)).hasItemFolders) process.stderr.write(`counterpart check: ${root} has no plugins/ or modules/ folder: is it the app root?\n`);
   const report = await checkServerFiles(root, { pretty: process.stdout.isTTY === true });
   if (report.output !== "") process.stdout.write(report.output + "\n");
+  for (const line of report.policyErrors) process.stdout.write(line + "\n");
   const config = report.tsconfig ? relative(process.cwd(), report.tsconfig) || report.tsconfig : "no tsconfig.json: strict defaults";
   const skipped = report.skippedJs.length > 0 ? `; ${report.skippedJs.length} .js server files not checked (checkJs is off)` : "";
   const errors = report.errorCount === 0 ? "no errors" : `${report.errorCount} error${report.errorCount === 1 ? "" : "s"}`;

@@ -2,8 +2,9 @@
  * `counterpart init [dir] [--name NAME]`: a new app root with a TypeScript plugin, a page
  * that calls it and a test of its methods (README "The author's toolkit").
  */
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { dependencySpec, installSource } from "../authoring/install-source.js";
 import { scaffoldApp } from "../authoring/scaffold.js";
 import { ToolkitError } from "../authoring/toolkit-error.js";
 import type { Command } from "./commands.js";
@@ -24,7 +25,9 @@ export const initCommand: Command = async (argv) => {
   }
   if (parsed.positionals.length > 1) throw new ToolkitError(`init takes one folder, got ${parsed.positionals.length}\n${USAGE}`);
   const target = parsed.positionals[0] ?? ".";
-  const app = await scaffoldApp(target, { name: parsed.values.name, serverVersion: packageVersion() });
+  const source = installSource();
+  const serverSpec = dependencySpec(source, packageVersion(), resolve(target));
+  const app = await scaffoldApp(target, { name: parsed.values.name, serverSpec });
   const near = relative(process.cwd(), app.dir);
   const cd = near.startsWith("..") ? app.dir : near;
   process.stdout.write(
@@ -32,6 +35,11 @@ export const initCommand: Command = async (argv) => {
       `Created ${app.name} in ${app.dir}:`,
       ...app.files.map((file) => `  ${file}`),
       "",
+      // Not from the registry (the package is not published there yet): say where the app's
+      // npm install will take the server from, since moving or deleting it breaks that install.
+      ...(source.kind === "file"
+        ? [`package.json depends on "@counterpart-viewer/server": "${serverSpec}" (${source.path}), the copy init ran from:`, "keep it there, or change that line once the package is on the registry.", ""]
+        : []),
       "Next:",
       ...(cd === "" ? [] : [`  cd ${shellWord(cd)}`]),
       "  npm install",

@@ -1,10 +1,12 @@
 /**
  * `node index.js`: one process serving one app root. Start-up errors print one line and
  * exit 1; SIGTERM/SIGINT stop taking new work, let in-flight calls finish (bounded by
- * `server.shutdownTimeoutMs`) and exit 0.
+ * `server.shutdownTimeoutMs`) and exit 0, and so does the end of the npm process that
+ * started it (src/app/parent-watch.ts).
  */
 import { StartupError } from "../errors/http-error.js";
 import { ToolkitError } from "../authoring/toolkit-error.js";
+import { whenParentGone } from "../app/parent-watch.js";
 import { stopOnSignals } from "../app/shutdown.js";
 import { createServer, type AppServer } from "../app/create-server.js";
 import { COMMANDS } from "./commands.js";
@@ -38,7 +40,11 @@ export async function main(argv = process.argv.slice(2), env = process.env): Pro
     fail(error);
     return;
   }
-  stopOnSignals(server);
+  const stop = stopOnSignals(server);
+  whenParentGone(env, () => {
+    server.log.warn("the npm process that started the server has ended (its shell passes no SIGTERM on): shutting down as on SIGTERM");
+    stop("parent-gone");
+  });
 }
 
 function fail(error: unknown): void {

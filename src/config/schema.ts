@@ -22,6 +22,17 @@ const MAX_TIMER_MS = 2_147_483_647;
 const timerMs = z.number().check(z.int(), z.positive(), z.lte(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms`));
 const nonNegativeTimerMs = z.number().check(z.int(), z.nonnegative(), z.lte(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms`));
 
+/**
+ * An http: or https: URL. zod's own `z.url({ protocol })` answers "Invalid URL" both for
+ * text that is no URL and for `htp://…`, which leaves the reader to spot the typo.
+ */
+const httpUrl = z.string().check(
+  z.refine((value) => URL.canParse(value), 'must be an absolute URL, such as "https://api.example"'),
+  z.refine((value) => !URL.canParse(value) || /^https?:$/.test(new URL(value).protocol), {
+    error: (issue) => `must be http: or https:, not ${new URL(String(issue.input)).protocol}`,
+  }),
+);
+
 export const jwtSettingsSchema = z.strictObject({
   secret: z.optional(z.string()),
   secretEnv: z.optional(z.string()),
@@ -40,7 +51,7 @@ const verifierContextSchema = z.strictObject({
 });
 
 const proxySchema = z.strictObject({
-  baseUrl: z.url({ protocol: /^https?$/ }),
+  baseUrl: httpUrl,
   headers: z.optional(z.record(z.string(), z.string())),
   timeoutMs: z.optional(timerMs),
   auth: z.optional(
@@ -156,7 +167,7 @@ export const configSchema = z.strictObject({
       /** Exit at start when any plugin or module fails to load, instead of serving the rest. */
       strictStartup: z.optional(z.boolean()),
       /** The origin viewers reach the server at, behind proxies (`ctx.core.CORE.client.domain`). */
-      publicOrigin: z.optional(z.url({ protocol: /^https?$/ })),
+      publicOrigin: z.optional(httpUrl),
       /** Use a well-formed `X-Request-Id` the request brings (default true); false behind an edge that passes on what clients send. */
       requestId: z.optional(z.strictObject({ trustIncoming: z.optional(z.boolean()) })),
       /** Continue the W3C `traceparent` / `tracestate` a request brings (default true); false: every request starts its own trace. */

@@ -195,6 +195,7 @@ export class DevReload {
     const { moduleGraph, log } = this.#options;
     try {
       const file = await loadServerFile(path, moduleGraph.versionOf(path), bootHook);
+      this.#options.serverOnlyFiles.warnUnknownImports([path]);
       const versions = moduleGraph.versionsFor(path);
       return versions.length > 0 ? { ...file, moduleVersions: versions } : file;
     } catch (error) {

@@ -97,6 +97,11 @@ export async function discover(options: DiscoverOptions): Promise<Registry> {
       fail(item, error);
     }
   }
+  for (const item of items) {
+    const failed = targets.get(item)!.failure?.file;
+    const entries = item.bootHook ? [item.bootHook, ...item.serverFiles] : item.serverFiles;
+    options.serverOnlyFiles.warnUnknownImports(entries.filter((entry) => entry !== failed));
+  }
   return registry;
 }
 

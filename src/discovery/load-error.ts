@@ -24,7 +24,10 @@ const PACKAGE_DIR = fileURLToPath(new URL("../", import.meta.url));
 /** An Error whose message says where and why `file` (a server file or boot hook) failed to load; `cause` is the original. */
 export async function explainLoadError(file: string, error: unknown): Promise<Error> {
   const message = await describe(file, error).catch(() => undefined);
-  return message === undefined ? (error instanceof Error ? error : new Error(String(error))) : new Error(message, { cause: error });
+  // Nothing to add (the .ts loader's errors are placed already): a wrapper would only print
+  // the same text twice, since the log writes an error's message followed by its cause's.
+  if (message === undefined || (error instanceof Error && message === error.message)) return error instanceof Error ? error : new Error(String(error));
+  return new Error(message, { cause: error });
 }
 
 async function describe(file: string, error: unknown): Promise<string | undefined> {

@@ -9,6 +9,7 @@
  */
 import { stat } from "node:fs/promises";
 import { StartupError } from "../errors/http-error.js";
+import { closest } from "../config/did-you-mean.js";
 import type { RpcSettings } from "../config/resolve.js";
 import { readPolicyExport, resolvePolicy } from "./policy.js";
 import { importServerFile } from "./import-server-file.js";
@@ -62,7 +63,12 @@ export function buildMethods(
       methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.version, moduleVersions: file.moduleVersions, policy });
     }
     for (const name of file.policies.keys()) {
-      if (!file.functions.has(name)) warn(`${file.path}: policy entry "${name}" names no exported function`);
+      if (file.functions.has(name)) continue;
+      // A typo leaves the function meant with the default policy (session-bound, default
+      // limits), with nothing else to show for it.
+      const meant = closest(name, file.functions.keys());
+      const hint = meant === undefined ? "" : `: did you mean "${meant}"? ("${meant}" keeps the default policy meanwhile)`;
+      warn(`${file.path}: policy entry "${name}" names no exported function${hint}`);
     }
   }
   return methods;

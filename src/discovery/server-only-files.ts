@@ -4,8 +4,8 @@
  * hook, and again for a server file that dev mode reloads; a request only looks up a Set.
  *
  * A server file whose imports cannot be worked out (esbuild fails on it) must not leave its
- * helpers servable: its item then refuses every file Node could load as code or data, and a
- * warning names the file and the cause.
+ * helpers servable: its item then refuses every file Node could load as code or data, and,
+ * once the file has loaded (one that fails has its own error), a warning names it and the cause.
  */
 import { realpath, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -22,6 +22,8 @@ export class ServerOnlyFiles {
   readonly #imported = new Set<string>();
   /** Server files whose imports are not known, with the real path of their item folder. */
   readonly #unknown = new Map<string, string>();
+  /** Of those, the ones not yet warned about (track() → warnUnknownImports()), with why. */
+  readonly #unexplained = new Map<string, { itemDir: string; reason: string }>();
   /** The item folders (real paths) with at least one such server file. */
   #lockedItems = new Set<string>();
   /** Whether the disk ignores case, found out on the first item; paths are then kept and
@@ -48,17 +50,32 @@ export class ServerOnlyFiles {
         for (const file of graph.files) this.#imported.add(this.#key(await realpath(file).catch(() => file)));
         if (graph.error === undefined) {
           this.#unknown.delete(entry);
+          this.#unexplained.delete(entry);
         } else {
           this.#unknown.set(entry, this.#key(realItemDir));
-          this.#log.warn(
-            { file: entry, reason: graph.error },
-            `cannot work out what ${entry} imports: no .js, .mjs, .cjs, .json, .jsx, .tsx, .node or .wasm file of ${itemDir} is served`,
-          );
+          this.#unexplained.set(entry, { itemDir, reason: graph.error });
         }
       }),
     );
     this.#lockedItems = new Set(this.#unknown.values());
     return graphs;
+  }
+
+  /**
+   * Warns about the entries among `loaded` whose imports could not be worked out. Called
+   * once they have loaded: a file that fails to load has its own error (the same syntax
+   * error, as a rule), and a second, vaguer line about its imports only sent readers astray.
+   */
+  warnUnknownImports(loaded: Iterable<string>): void {
+    for (const entry of loaded) {
+      const unexplained = this.#unexplained.get(entry);
+      if (unexplained === undefined) continue;
+      this.#unexplained.delete(entry);
+      this.#log.warn(
+        { file: entry, reason: unexplained.reason },
+        `cannot work out what ${entry} imports: no .js, .mjs, .cjs, .json, .jsx, .tsx, .node or .wasm file of ${unexplained.itemDir} is served`,
+      );
+    }
   }
 
   /** True when `realFile`, served from the item whose real folder is `realItemDir`, must answer 404. */

@@ -83,13 +83,20 @@ function isLocalhostName(hostname: string): boolean {
   return name === "localhost" || name.endsWith(".localhost");
 }
 
+/** Blocks that `server.outbound.allow` does not lift. */
+const NOT_ALLOWABLE = new Set(["scheme", "invalid-url", "dns-failure", "unresolvable", "invalid-address"]);
+const ALLOW_DOC = "docs/outbound-guard.md#serveroutbound-settings";
+
 function blocked(url: URL, reason: string, address?: string, cause?: unknown): SsrfBlockedError {
   const shown = new URL(url.href);
   shown.username = "";
   shown.password = "";
   const where = address === undefined ? shown.host : `${shown.host} (${address})`;
+  // A block by address class is the one an operator may lift: say where, since the error
+  // usually first shows up as a method's 500 in the log, far from the guard's docs.
+  const hint = NOT_ALLOWABLE.has(reason) ? "" : `; to let methods reach it, list "${shown.hostname}:${effectivePort(shown)}" in server.outbound.allow (${ALLOW_DOC})`;
   return new SsrfBlockedError(
-    `Outbound request to ${where} blocked: ${reason}`,
+    `Outbound request to ${where} blocked: ${reason}${hint}`,
     address === undefined ? { reason, url: shown.href } : { reason, address, url: shown.href },
     cause === undefined ? undefined : { cause },
   );

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from "fastify";
 import { errorOf } from "../errors/http-error.js";
-import { originAllowed, type OriginPolicy } from "../auth/origin.js";
+import { originAllowed, originMismatch, type OriginPolicy } from "../auth/origin.js";
 import type { Session } from "../auth/session.js";
 import { SessionCheck } from "../auth/session-cache.js";
 import { readSessionCookie } from "../auth/session-cookie.js";
@@ -38,7 +38,7 @@ export function checkAccess(
   const originOk = originAllowed(request.headers, isEncrypted(request), originPolicy);
   const verified = csrfOk && originOk ? session : null;
   const rule = entry.policy.public;
-  if (typeof rule !== "function") return decide(entry, rule === true, session, verified, csrfOk, originOk);
+  if (typeof rule !== "function") return decide(request, originPolicy, entry, rule === true, session, verified, csrfOk, originOk);
   const asked = rule({
     req: request.raw,
     headers: request.headers,
@@ -47,10 +47,12 @@ export function checkAccess(
     id: entry.id,
     method: entry.name,
   });
-  return Promise.resolve(asked).then((isPublic) => decide(entry, Boolean(isPublic), session, verified, csrfOk, originOk));
+  return Promise.resolve(asked).then((isPublic) => decide(request, originPolicy, entry, Boolean(isPublic), session, verified, csrfOk, originOk));
 }
 
 function decide(
+  request: FastifyRequest,
+  originPolicy: OriginPolicy,
   entry: MethodEntry,
   isPublic: boolean,
   session: Session | null,
@@ -61,7 +63,12 @@ function decide(
   if (isPublic || !entry.policy.requireSession) return { session: verified, isPublic };
   if (!session) throw errorOf("RPC_NO_SESSION");
   if (!csrfOk) throw errorOf("RPC_BAD_CSRF");
-  if (!originOk) throw errorOf("RPC_BAD_ORIGIN");
+  if (!originOk) {
+    // The log (not the answer) names both origins: answer.ts logs an HttpError's cause.
+    const refused = errorOf("RPC_BAD_ORIGIN");
+    Object.defineProperty(refused, "cause", { value: originMismatch(request.headers, isEncrypted(request), originPolicy) });
+    throw refused;
+  }
   return { session, isPublic };
 }
 

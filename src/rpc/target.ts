@@ -2,7 +2,8 @@
  * Route → target: which plugin or module method a URL names. Lookups go through `Map`s,
  * so `toString`, `constructor`, `__proto__` or `hasOwnProperty` never resolve.
  */
-import { errorOf } from "../errors/http-error.js";
+import { closest } from "../config/did-you-mean.js";
+import { errorOf, type HttpError } from "../errors/http-error.js";
 import type { DevReload } from "../discovery/dev-reload.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 
@@ -14,10 +15,21 @@ export function resolveTargetItem(registry: Registry, kind: string, id: string):
   return target;
 }
 
-export function resolveMethod(target: Target, method: string): MethodEntry {
+export function resolveMethod(target: Target, method: string, dev = false): MethodEntry {
   const entry = target.methods.get(method);
-  if (!entry) throw errorOf("RPC_UNKNOWN_METHOD");
+  if (!entry) throw dev ? unknownInDevMode(target, method) : errorOf("RPC_UNKNOWN_METHOD");
   return entry;
+}
+
+/**
+ * Dev mode names the method and the nearest one the item has, for a typo. Outside dev
+ * mode the details stay empty: answering names would let anyone list an item's methods.
+ */
+function unknownInDevMode(target: Target, method: string): HttpError {
+  const didYouMean = closest(method, target.methods.keys());
+  const details: Record<string, unknown> = didYouMean === undefined ? { method } : { method, didYouMean };
+  const hint = didYouMean === undefined ? "" : `: did you mean "${didYouMean}"?`;
+  return errorOf("RPC_UNKNOWN_METHOD", details, `Unknown method "${method}" of ${target.kind} "${target.id}"${hint}`);
 }
 
 /**
@@ -28,15 +40,24 @@ export function resolveMethod(target: Target, method: string): MethodEntry {
 export async function resolveInDevMode(reload: DevReload, registry: Registry, kind: string, id: string, method: string): Promise<{ target: Target; entry: MethodEntry }> {
   if (registry.target(kind, id) === undefined && (kind === "plugin" || kind === "module")) await reload.findNewItems();
   const target = resolveTargetItem(registry, kind, id);
-  if (target.kind === "server") return { target, entry: resolveMethod(target, method) };
+  if (target.kind === "server") return { target, entry: resolveMethod(target, method, true) };
   await reload.refresh(target);
   if (!target.methods.has(method)) await reload.findNewFiles(target);
-  return { target, entry: resolveMethod(target, method) };
+  return { target, entry: resolveMethod(target, method, true) };
 }
 
 /** The stream header must match the method: a mismatch is refused before the method runs. */
 export function checkStreamMode(entry: MethodEntry, streamHeader: string | string[] | undefined): void {
   const asked = streamHeader === "1";
-  if (entry.policy.streaming && !asked) throw errorOf("RPC_STREAM_REQUIRED");
+  // The browser's way is `$stream`, not the header: name the exact call to write.
+  if (entry.policy.streaming && !asked) {
+    const call = `xserver.${entry.kind}${member(entry.id)}.$stream${member(entry.name)}(…)`;
+    throw errorOf("RPC_STREAM_REQUIRED", {}, `This method streams: call it as ${call} in the browser, or send X-APP-Rpc-Stream: 1`);
+  }
   if (!entry.policy.streaming && asked) throw errorOf("RPC_NOT_STREAMABLE");
+}
+
+/** `.name`, or `["name"]` for an id like `upstream-demo` that is not a JavaScript identifier. */
+function member(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
 }

@@ -35,9 +35,16 @@ export async function staticRoutes(app: FastifyInstance, options: StaticRouteOpt
   // Two scopes, each with its own @fastify/static (`serve: false`: only `reply.sendFile`,
   // with ETag, Last-Modified, 304 and ranges, never a route of its own).
   await app.register(clientScriptRoutes);
+  const publicDir = join(options.root, "public");
+  const hasPublic = (await stat(publicDir).catch(() => null))?.isDirectory() === true;
+  // A root with only plugins and modules is a valid app (a page served from elsewhere):
+  // say once what that means, instead of the static library's '"root" path must exist'.
+  if (!hasPublic) app.log.warn({ root: options.root }, `${options.root} has no public/ folder: no viewer page is served (GET / answers 404), only its plugins' and modules' files and methods`);
   await app.register(async (scope) => {
     await compressAnswers(scope);
-    await scope.register(fastifyStatic, { root: join(options.root, "public"), serve: false, dotfiles: "deny", index: false });
+    // Every sendFile below names its folder, so the default root is never read: the app
+    // root stands in for a missing public/ only to keep the library from warning.
+    await scope.register(fastifyStatic, { root: hasPublic ? publicDir : options.root, serve: false, dotfiles: "deny", index: false });
 
     const pages = new PageCache();
     const realBases = new Map<string, string>();

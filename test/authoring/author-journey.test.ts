@@ -1,24 +1,32 @@
 /**
  * The author's first hour, as README "Your own app" and "The author's toolkit" tell it:
- * the package packed as npm would publish it, `counterpart init`, `npm install` of that
- * tarball in the new app (outside this repository, so nothing resolves to the source
- * tree), then the app's own scripts: its tests, `check` (which writes the typed-calls
- * file and compiles the page against it), and the server it starts.
+ * the package packed as `npm pack` makes it, then the README's own two lines, read from the
+ * README and run as written in the folder that holds the tarball (outside this repository,
+ * so nothing resolves to the source tree): `npx --package=<tgz> counterpart init`, then
+ * `cd`, `npm install` and `npm start`. Then the app's own scripts: its tests, `check`
+ * (which writes the typed-calls file and compiles the page against it), and its server.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openViewer, rpc } from "../helpers/http.js";
-import { REPO, startEntrypoint, type RunningProcess } from "../helpers/process.js";
+import { REPO } from "../helpers/process.js";
+import { waitFor } from "../helpers/wait.js";
 
 const run = promisify(execFile);
-const NPM_ENV = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+// --prefer-offline: CI's `npm ci` has put every package the app needs in npm's cache.
+const NPM_ENV = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", npm_config_prefer_offline: "true" };
 
 async function npm(args: string[], cwd: string) {
   return run("npm", args, { cwd, env: NPM_ENV, maxBuffer: 16 * 1024 * 1024 });
+}
+
+/** One README line, as a user's shell runs it. */
+async function shell(line: string, cwd: string) {
+  return run("sh", ["-c", line], { cwd, env: NPM_ENV, maxBuffer: 16 * 1024 * 1024 });
 }
 
 async function counterpart(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -31,29 +39,35 @@ async function counterpart(args: string[], cwd: string): Promise<{ code: number;
   }
 }
 
-describe("a new app from counterpart init, on the packed package", { timeout: 180_000 }, () => {
+const readme = readFileSync(join(REPO, "README.md"), "utf8");
+const yourOwnApp = readme.slice(readme.indexOf("## Your own app"), readme.indexOf("### Embedding"));
+const [initLine, startLine] = /```sh\n(npx [^\n]*)\n([^\n]*)\n```/.exec(yourOwnApp)!.slice(1) as [string, string];
+
+describe("a new app from counterpart init, on the packed package, as the README says", { timeout: 180_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "counterpart-journey-"));
-  const app = join(work, "my-viewer");
+  const app = join(work, "my-viewer-app");
+  let initOutput = "";
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   beforeAll(async () => {
     // dist/ is built by `npm test` before any test runs; packing must not rebuild it under
     // the other test files' feet.
     const packed = await npm(["pack", "--ignore-scripts", "--pack-destination", work], REPO);
-    const tarball = join(work, packed.stdout.trim().split("\n").pop()!);
-    const init = await run(process.execPath, [join(REPO, "index.js"), "init", app]);
-    expect(init.stdout).toContain("npm install");
-    // --prefer-offline: CI's `npm ci` has put every package the app needs in npm's cache.
-    await npm(["install", "--prefer-offline", tarball], app);
+    expect(initLine).toContain(`--package=./${packed.stdout.trim().split("\n").pop()!}`);
+    initOutput = (await shell(initLine, work)).stdout;
+    const [cd, install, start] = startLine.split(" && ");
+    expect([cd, install, start]).toEqual(["cd my-viewer-app", "npm install", "npm start"]);
+    await shell(`${cd} && ${install}`, work);
   }, 180_000);
 
-  it("writes a package.json that depends on the server and runs it from its scripts", () => {
+  it("writes a package.json that depends on the tarball it ran from, says so, and runs it from its scripts", () => {
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
-    expect(manifest.name).toBe("my-viewer");
-    expect(Object.keys(manifest.dependencies)).toEqual(["@counterpart-viewer/server"]);
+    expect(manifest.name).toBe("my-viewer-app");
+    // Not on the registry: "^0.1.0" would answer 404 at npm install.
+    expect(manifest.dependencies).toEqual({ "@counterpart-viewer/server": "file:../counterpart-viewer-server-0.1.0.tgz" });
+    expect(initOutput).toContain(`package.json depends on "@counterpart-viewer/server": "file:../counterpart-viewer-server-0.1.0.tgz" (${join(work, "counterpart-viewer-server-0.1.0.tgz")})`);
     expect(manifest.scripts.start).toBe("counterpart --root .");
   });
-
   it("passes its own tests (npm test)", async () => {
     const { stdout } = await npm(["test"], app);
     // TAP (# pass 4) or spec (ℹ pass 4): the default reporter changed in Node 23.
@@ -61,22 +75,35 @@ describe("a new app from counterpart init, on the packed package", { timeout: 18
     expect(stdout).toMatch(/^\S+ fail 0$/m);
   });
 
-  it("serves the page and the plugin's public and session methods", async () => {
-    let server: RunningProcess | undefined;
+  it("npm start serves the page and the plugin's public and session methods, and stops when npm is sent SIGTERM", async () => {
+    // `npm start` as the README says, on a free port; its own process group, so that the
+    // test can end whatever is left of it if the server does not stop.
+    const started = spawn("npm", ["start"], { cwd: app, env: { ...NPM_ENV, APP_PORT: "0" }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    started.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
     try {
-      server = await startEntrypoint(["--root", app, "--port", "0"], {}, join(app, "node_modules", ".bin", "counterpart"));
-      const page = await fetch(server.url);
-      expect(await page.text()).toContain("<title>my-viewer</title>");
-      expect(await rpc(server.url, "plugin/hello/greet", { body: { args: [{ name: "Ada" }] } })).toMatchObject({
+      await waitFor(() => /listening on http:\/\//.test(out), 30_000);
+      const url = /listening on (http:\/\/[^\s"]+)/.exec(out)![1]!;
+      const page = await fetch(url);
+      expect(await page.text()).toContain("<title>my-viewer-app</title>");
+      expect(await rpc(url, "plugin/hello/greet", { body: { args: [{ name: "Ada" }] } })).toMatchObject({
         status: 200,
         body: { result: { message: "Hello, Ada!" } },
       });
-      const viewer = await openViewer(server.url);
-      expect((await rpc(server.url, "plugin/hello/visit", { viewer })).body).toEqual({ result: { visits: 1 } });
-      expect((await rpc(server.url, "plugin/hello/visit", { viewer })).body).toEqual({ result: { visits: 2 } });
-      expect((await rpc(server.url, "plugin/hello/visit")).status).toBe(401);
+      const viewer = await openViewer(url);
+      expect((await rpc(url, "plugin/hello/visit", { viewer })).body).toEqual({ result: { visits: 1 } });
+      expect((await rpc(url, "plugin/hello/visit", { viewer })).body).toEqual({ result: { visits: 2 } });
+      expect((await rpc(url, "plugin/hello/visit")).status).toBe(401);
+      // A SIGTERM to npm alone (a process manager's stop) ends the server too, although
+      // npm's shell does not pass it on.
+      started.kill("SIGTERM");
+      await waitFor(() => out.includes('"msg":"stopped"'), 10_000, "the server to stop");
     } finally {
-      await server?.stop();
+      try {
+        process.kill(-started.pid!, "SIGKILL");
+      } catch {
+        // every process of the group has ended
+      }
     }
   });
 

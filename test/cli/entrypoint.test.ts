@@ -3,7 +3,7 @@
 // (Its log lines: test/log; a bad config: test/config; the session secret: test/auth.)
 import { afterAll, describe, expect, it } from "vitest";
 import { chmodSync, readFileSync, statSync } from "node:fs";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { TEST_SESSION_SECRET } from "../helpers/server.js";
@@ -28,6 +28,33 @@ describe("node index.js", () => {
     const page = await fetch(run.url + "/");
     expect(await page.text()).toContain("Counterpart demo viewer");
     expect(await run.stop("SIGTERM")).toBe(0);
+  });
+
+  it("under npm (npx counterpart, npm start), stops as on SIGTERM when npm's shell dies of a SIGTERM it does not pass on", async () => {
+    // What npm runs: sh -c '<command>', with npm_command set. `; :` keeps the shell from
+    // replacing itself with node, as npm's shell does not either.
+    const shell = spawn("sh", ["-c", `"${process.execPath}" index.js --port 0 --root "${tempApp()}"; :`], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH ?? "", npm_command: "exec", APP_SESSION_SECRET: TEST_SESSION_SECRET },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    shell.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+    // The pipe closes once the last process holding it, the server, has ended.
+    const closed = new Promise<void>((resolve) => shell.stdout!.on("close", () => resolve()));
+    const pid = await waitFor(() => /"pid":(\d+).*listening on/.exec(out)?.[1], 15_000, "the ready line");
+    try {
+      shell.kill("SIGTERM");
+      await waitFor(() => out.includes('"msg":"stopped"'), 5_000, "the server to stop");
+      expect(out).toContain("the npm process that started the server has ended");
+      await closed;
+    } finally {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // ended, as it should
+      }
+    }
   });
 
   it("with --dev, prints the dev console's URL after the ready line (and never without --dev)", async () => {

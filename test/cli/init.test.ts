@@ -2,19 +2,23 @@
 // overwrite, and a package name npm accepts.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runToExit } from "../helpers/process.js";
+import { installSource } from "../../dist/authoring/install-source.js";
+import { REPO, runToExit } from "../helpers/process.js";
 
 describe("counterpart init", () => {
-  it("names the package after the folder, made valid for npm, and fills in the server's version", async () => {
+  it("names the package after the folder, made valid for npm, and depends on the clone it ran from", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "counterpart-init-")), "My Viewer App");
     const result = await runToExit(["init", dir]);
     expect(result.code).toBe(0);
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     const ours = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"));
     expect(manifest.name).toBe("my-viewer-app");
-    expect(manifest.dependencies).toEqual({ [ours.name]: `^${ours.version}` });
+    // Not on the registry yet: `^version` would answer 404 at the app's first npm install.
+    const spec = `file:${relative(dir, REPO)}`;
+    expect(manifest.dependencies).toEqual({ [ours.name]: spec });
+    expect(result.stdout).toContain(`package.json depends on "${ours.name}": "${spec}" (${REPO}), the copy init ran from`);
     expect(readdirSync(dir)).toContain(".gitignore");
     expect(readFileSync(join(dir, "public", "index.html"), "utf8")).toContain("<title>my-viewer-app</title>");
   });
@@ -43,5 +47,25 @@ describe("counterpart init", () => {
     const bad = await runToExit(["init", join(dir, "other"), "--name", "Not Valid"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/"Not Valid" is not a valid npm package name/);
+  });
+});
+
+describe("where init's copy of the server came from", () => {
+  const tree = mkdtempSync(join(tmpdir(), "counterpart-source-"));
+  const installed = join(tree, "node_modules", "@counterpart-viewer", "server");
+  mkdirSync(installed, { recursive: true });
+  const lockWith = (resolved: string) =>
+    writeFileSync(join(tree, "node_modules", ".package-lock.json"), JSON.stringify({ packages: { "node_modules/@counterpart-viewer/server": { version: "0.1.0", resolved } } }));
+
+  it("is the tarball npm (or npx --package) installed it from, relative to the tree", () => {
+    lockWith("file:../packs/counterpart-viewer-server-0.1.0.tgz");
+    expect(installSource(installed)).toEqual({ kind: "file", path: join(tree, "..", "packs", "counterpart-viewer-server-0.1.0.tgz") });
+  });
+
+  it("is the registry when the lockfile says so, or says nothing", () => {
+    lockWith("https://registry.npmjs.org/@counterpart-viewer/server/-/server-0.1.0.tgz");
+    expect(installSource(installed)).toEqual({ kind: "registry" });
+    writeFileSync(join(tree, "node_modules", ".package-lock.json"), "{}");
+    expect(installSource(installed)).toEqual({ kind: "registry" });
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The bundled demo viewer in Chromium: every button, as a newcomer would press them after
  * `npm start` — RPC calls of each exposure through window.xserver, both proxy aliases
- * through HttpClient, the login-like flow, and recovery from a 401 by refresh and replay.
+ * through HttpClient, the login-like flow, and recovery from a 401 by refresh and replay,
+ * shown on the page; and what the page looks like before and after: no failed request
+ * (the favicon), no empty output boxes, long lines wrapped.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -17,6 +19,8 @@ describeInBrowser("the demo viewer", () => {
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
+  /** Every answer the browser got with a 4xx or 5xx status: a newcomer sees each in the console. */
+  const failedRequests: string[] = [];
 
   beforeAll(async () => {
     const upstreamPort = await closedPort();
@@ -26,6 +30,9 @@ describeInBrowser("the demo viewer", () => {
     browser = await launchChromium();
     page = await browser.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.message));
+    page.on("response", (response) => {
+      if (response.status() >= 400) failedRequests.push(`${response.status()} ${new URL(response.url()).pathname}`);
+    });
     await page.goto(app.url + "/");
   });
   afterAll(async () => {
@@ -41,6 +48,25 @@ describeInBrowser("the demo viewer", () => {
     await expect.poll(async () => (await out.textContent()) ?? "", { timeout: 10_000 }).not.toMatch(/^…?$/);
     return { text: (await out.textContent()) ?? "", error: (await out.getAttribute("class")) === "error" };
   }
+
+  it("loads with no failed request, and has the /favicon.ico a browser asks for", async () => {
+    await page.waitForLoadState("networkidle");
+    expect(failedRequests).toEqual([]);
+    // A headed browser asks for /favicon.ico on its own after the load (headless Chromium
+    // does not): a 404 there is the first thing a newcomer's console shows.
+    const icon = await page.evaluate(async () => {
+      const response = await fetch("/favicon.ico");
+      return { status: response.status, type: response.headers.get("content-type"), bytes: (await response.arrayBuffer()).byteLength };
+    });
+    expect(icon).toEqual({ status: 200, type: expect.stringMatching(/icon/), bytes: expect.any(Number) });
+    expect(icon.bytes).toBeGreaterThan(0);
+  });
+
+  it("shows no empty output box before a click", async () => {
+    const boxes = page.locator(".call pre");
+    expect(await boxes.count()).toBeGreaterThan(5);
+    for (const box of await boxes.all()) expect(await box.isVisible()).toBe(false);
+  });
 
   it("answers every RPC button with the exposure it shows", async () => {
     expect(JSON.parse((await press("greeter.ping")).text)).toMatchObject({ pong: true });
@@ -63,18 +89,26 @@ describeInBrowser("the demo viewer", () => {
     const text = (await out.textContent()) ?? "";
     expect(text).toMatch(/^Once upon a time .* word by word\.\n\nresult: /);
     expect(JSON.parse(text.slice(text.indexOf("result: ") + 8))).toMatchObject({ words: 20 });
+    // The story's long line wraps inside its box instead of running past it.
+    const { scrollWidth, clientWidth } = await out.evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
   });
 
   it("reaches the upstream through both proxy aliases, logs in, and recovers from a 401", async () => {
     const api = JSON.parse((await press("proxy demo-api")).text);
-    expect(api).toMatchObject({ path: "/api/hello", apiKeyReceived: true, query: { tag: "b" } });
+    // The card sends tag=a and tag=b: the upstream shows both, not the last one only.
+    expect(api).toMatchObject({ path: "/api/hello", apiKeyReceived: true, query: { tag: ["a", "b"] } });
 
     expect(JSON.parse((await press("proxy demo-secure — log in")).text)).toEqual({ loggedInAs: "ada" });
     const secure = JSON.parse((await press("proxy demo-secure — call with the JWT")).text);
     expect(secure).toMatchObject({ path: "/secure/me", apiKeyReceived: true, user: "ada" });
 
+    // The refresh is shown, not only its outcome.
     const recovered = JSON.parse((await press("proxy demo-secure — spoil the token")).text);
-    expect(recovered).toMatchObject({ path: "/secure/me", user: "ada" });
+    expect(recovered).toEqual({
+      refresh: ["401 from demo-secure: requestSecretUpdate asked for a new jwt", "logged in again as ada: new token stored in AppUser, request replayed"],
+      answer: expect.objectContaining({ path: "/secure/me", user: "ada" }),
+    });
     expect(pageErrors).toEqual([]);
 
     mkdirSync(join(import.meta.dirname, "../../test-results"), { recursive: true });

@@ -63,6 +63,16 @@ describe("createServer with a bad config", () => {
     );
   });
 
+  it("says what is wrong with a proxy's baseUrl: its scheme, or that it is no URL at all", async () => {
+    await expect(refused({ server: { secure: { proxies: { up: { baseUrl: "htp://api.example" } } } } })).rejects.toThrow(
+      /^config: server\.secure\.proxies\.up\.baseUrl: must be http: or https:, not htp:$/,
+    );
+    await expect(refused({ server: { secure: { proxies: { up: { baseUrl: "api.example" } } } } })).rejects.toThrow(
+      /^config: server\.secure\.proxies\.up\.baseUrl: must be an absolute URL, such as "https:\/\/api\.example"$/,
+    );
+    await expect(refused({ server: { publicOrigin: "ftp://viewer.example" } })).rejects.toThrow(/^config: server\.publicOrigin: must be http: or https:, not ftp:$/);
+  });
+
   it("refuses a duration a Node timer cannot hold (it would fire at once), naming the key", async () => {
     await expect(refused({ server: { rpc: { streamHeartbeatMs: 3_000_000_000 } } })).rejects.toThrow(/server\.rpc\.streamHeartbeatMs: .*2147483647/);
     await expect(refused({ server: { rpc: { timeoutMs: 2 ** 31 } } })).rejects.toThrow(/server\.rpc\.timeoutMs/);

@@ -64,6 +64,23 @@ describe("a server file that does not load", () => {
     }
   });
 
+  it("logs a .ts syntax error once, and no second warning about what the file imports", async () => {
+    const only = tempApp({ files: { "plugins/tssyntax/t.server.ts": files["plugins/tssyntax/t.server.ts"] } });
+    const server = await startServer({ root: only });
+    try {
+      const file = join(only, "plugins/tssyntax/t.server.ts");
+      const reason = `${file}:2:17: Expected identifier but found "(" in \`export function ( {\``;
+      const failed = server.logs.lines.filter((line) => line.level === 50 && line.id === "tssyntax");
+      expect(failed).toHaveLength(1);
+      expect(failed[0]!.msg).toBe(`plugin tssyntax failed to load, and answers 503 until it is fixed: ${reason}`);
+      // The log writes an error's message, then its cause's: the same text was printed twice.
+      expect((failed[0]!.err as { message: string }).message).toBe(reason);
+      expect(server.logs.lines.filter((line) => String(line.msg).startsWith("cannot work out what"))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("under --strict, node index.js prints the place and the hint on its one line", async () => {
     const strictRoot = tempApp({ files: { "plugins/noext/noext.server.mjs": files["plugins/noext/noext.server.mjs"], "plugins/noext/helper.js": files["plugins/noext/helper.js"] } });
     const { stderr } = await expectStartupFailure(/plugin noext failed to load: .*noext\.server\.mjs:2:19: cannot import "\.\/helper": .*add it \("\.\/helper\.js"\)/, ["--root", strictRoot, "--strict"]);

@@ -16,7 +16,7 @@ const ROOT = join(import.meta.dirname, "../fixtures/stream-app");
 const LOCATION = `
       proxy_http_version 1.1;
       proxy_set_header Connection "";
-      proxy_set_header Host $host;
+      proxy_set_header Host $http_host;
       proxy_buffering on;
       proxy_read_timeout 60s;
 `;

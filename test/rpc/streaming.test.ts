@@ -130,6 +130,8 @@ describe("refusals before admission stay plain JSON errors", () => {
       "application/json; charset=utf-8",
       "RPC_STREAM_REQUIRED",
     ]);
+    // The browser's way is $stream, not the header: the message names the call to write.
+    expect(JSON.parse(required.body()).error).toBe("This method streams: call it as xserver.plugin.ticker.$stream.count(…) in the browser, or send X-APP-Rpc-Stream: 1");
     const notStreamable = await openStream(app.url, "plugin/ticker/echo", { viewer: app.viewer });
     await notStreamable.finished;
     expect([notStreamable.status, JSON.parse(notStreamable.body()).code]).toEqual([400, "RPC_NOT_STREAMABLE"]);

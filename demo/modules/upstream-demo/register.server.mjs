@@ -47,7 +47,7 @@ function answer(req, res, expectedKey) {
       upstream: "counterpart demo upstream",
       method: req.method,
       path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
+      query: allValues(url.searchParams),
       bodyBytes,
       apiKeyReceived: true,
       user: req.headers["x-user"] ?? null,
@@ -56,6 +56,17 @@ function answer(req, res, expectedKey) {
       time: new Date().toISOString(),
     });
   });
+}
+
+// `?tag=a&tag=b` → { tag: ["a", "b"] }: Object.fromEntries kept only the last value, so
+// the demo showed "b" for a call that sent both.
+function allValues(params) {
+  const query = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    query[key] = values.length === 1 ? values[0] : values;
+  }
+  return query;
 }
 
 function send(res, status, body) {
