@@ -1,10 +1,11 @@
 /**
- * The TypeScript examples of the README that name a plugin or module file compile against
- * the package's published types, as an author would copy them: strict, NodeNext, the
- * package imported by its own name. A relative import the README leaves to the reader
- * (a model client, say) is stood in for by an untyped module.
+ * The TypeScript examples of the README and docs/ that name a plugin or module file compile
+ * against the package's published types, as an author would copy them into an app that
+ * `counterpart init` made: with the scaffold's own tsconfig (strict, bundler resolution,
+ * verbatimModuleSyntax), the package imported by its own name. A relative import the docs
+ * leave to the reader (a model client, say) is stood in for by an untyped module.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -18,8 +19,17 @@ function examples(markdown: string): Array<{ path: string; code: string }> {
   return [...markdown.matchAll(EXAMPLE)].map((match) => ({ path: match[1]!, code: match[2]! }));
 }
 
-describe("README TypeScript examples", () => {
-  const found = examples(readFileSync(join(REPO, "README.md"), "utf8"));
+const DOCS = ["README.md", ...readdirSync(join(REPO, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+
+/** The compiler options of the app `counterpart init` writes (templates/app/tsconfig.json). */
+function scaffoldOptions(dir: string): ts.CompilerOptions {
+  const file = join(REPO, "templates", "app", "tsconfig.json");
+  const { config } = ts.readConfigFile(file, ts.sys.readFile);
+  return { ...ts.parseJsonConfigFileContent(config, ts.sys, dir).options, noEmit: true };
+}
+
+describe("TypeScript examples of the README and docs/", () => {
+  const found = DOCS.flatMap((doc) => examples(readFileSync(join(REPO, doc), "utf8")));
   // Inside the repository, so that the package's own name and @types/node resolve.
   mkdirSync(join(REPO, "test-results"), { recursive: true });
   const dir = mkdtempSync(join(REPO, "test-results", "readme-examples-"));
@@ -27,11 +37,11 @@ describe("README TypeScript examples", () => {
 
   it("finds the examples it checks", () => {
     expect(found.map((example) => example.path)).toEqual(
-      expect.arrayContaining(["plugins/notes/notes.server.ts", "plugins/chat/chat.server.ts", "plugins/partner/register.server.ts"]),
+      expect.arrayContaining(["plugins/notes/notes.server.ts", "plugins/chat/chat.server.ts", "plugins/partner/register.server.ts", "plugins/login/login.server.ts", "plugins/pages/fetch-title.server.ts"]),
     );
   });
 
-  it("compile with strict TypeScript against the package's types", () => {
+  it("compile under the scaffold's tsconfig against the package's types", () => {
     const files: string[] = [];
     for (const { path, code } of found) {
       const file = join(dir, path);
@@ -43,15 +53,7 @@ describe("README TypeScript examples", () => {
         writeFileSync(stand, names!.split(",").map((name) => `export declare const ${name.trim()}: any;\n`).join(""));
       }
     }
-    const program = ts.createProgram(files, {
-      strict: true,
-      noEmit: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: ["node"],
-      skipLibCheck: true,
-    });
+    const program = ts.createProgram(files, scaffoldOptions(dir));
     const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
       const where = diagnostic.file ? `${diagnostic.file.fileName.slice(dir.length + 1)}:${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1} ` : "";
       return where + ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
