@@ -50,7 +50,8 @@ describe("a new app from counterpart init, on the packed package", { timeout: 18
   it("writes a package.json that depends on the server and runs it from its scripts", () => {
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
     expect(manifest.name).toBe("my-viewer");
-    expect(Object.keys(manifest.dependencies)).toEqual(["@counterpart-viewer/server"]);
+    // zod for the hello plugin's `input` schema.
+    expect(Object.keys(manifest.dependencies)).toEqual(["@counterpart-viewer/server", "zod"]);
     expect(manifest.scripts.start).toBe("counterpart --root .");
   });
 

@@ -174,3 +174,16 @@ describe.each(["zodp", "valip"])("declared errors with %s", (plugin) => {
     expect((await call(app, `plugin/${plugin}/guarded`, [{ code: "ITEM_MISSING" }])).body.code).toBe("RPC_CIRCUIT_OPEN");
   });
 });
+
+describe("the demo's greeter", () => {
+  const demo = useServer();
+
+  it("checks greet's input with zod and answers its declared error", async () => {
+    expect((await call(demo, "plugin/greeter/greet", [{ name: "  Ada " }])).body).toEqual({ result: "Hello, Ada!" });
+    expect((await call(demo, "plugin/greeter/greet", [])).body).toEqual({ result: "Hello, viewer!" });
+    const bad = await call(demo, "plugin/greeter/greet", [{ name: 5 }]);
+    expect([bad.status, bad.body.code, bad.body.details.issues[0].path]).toEqual([400, "RPC_BAD_INPUT", ["name"]]);
+    const nobody = await call(demo, "plugin/greeter/greet", [{ name: "Nobody" }]);
+    expect([nobody.status, nobody.body]).toEqual([422, { error: "Nobody is called that", code: "NOBODY_TO_GREET", details: { name: "Nobody" } }]);
+  });
+});

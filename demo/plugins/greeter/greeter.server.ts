@@ -1,11 +1,23 @@
 // A TypeScript server file: loaded with no build step. Every named export is an RPC method.
+import { z } from "zod";
 import type { MethodPolicy, RpcContext } from "@counterpart-viewer/server";
+
+/**
+ * greet's input, checked by the server before the method runs (README "Validating input
+ * and output"): anything else answers 400 RPC_BAD_INPUT. The method gets the output: the
+ * name trimmed, "" when none was sent.
+ */
+const GreetInput = z.object({ name: z.string().trim().max(100).default("") }).default({ name: "" });
 
 export const policy: Record<string, MethodPolicy> = {
   // Public: no session, no CSRF, no verifiers.
   ping: { auth: { public: true } },
-  // Session-only (the default) with a small body limit.
-  greet: { runtime: { maxBodyBytes: 4096 } },
+  // Session-only (the default) with a small body limit, a checked input and one declared error.
+  greet: {
+    runtime: { maxBodyBytes: 4096 },
+    input: GreetInput,
+    errors: { NOBODY_TO_GREET: { status: 422, message: "Nobody is called that" } },
+  },
   // Streaming: answers events as it goes (README "Streaming answers").
   tell: { runtime: { streaming: true, timeoutMs: 20_000 } },
 };
@@ -14,10 +26,10 @@ export function ping(): { pong: true; at: string } {
   return { pong: true, at: new Date().toISOString() };
 }
 
-export function greet(ctx: RpcContext<{ greeting?: string }>, input?: { name?: unknown }): string {
+export function greet(ctx: RpcContext<{ greeting?: string }>, input: z.output<typeof GreetInput>): string {
+  if (input.name.toLowerCase() === "nobody") throw ctx.fail("NOBODY_TO_GREET", { name: input.name });
   const greeting = ctx.config.greeting ?? "Hello";
-  const name = typeof input?.name === "string" && input.name.trim() !== "" ? input.name.trim() : "viewer";
-  return `${greeting}, ${name}!`;
+  return `${greeting}, ${input.name || "viewer"}!`;
 }
 
 const STORY = "Once upon a time a viewer asked its server for a story, and the server told it word by word.";

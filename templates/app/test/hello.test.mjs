@@ -15,6 +15,10 @@ test("anyone may greet: the method is public", async () => {
   assert.deepEqual(await hello.greet({ name: "Ada" }), { message: "Hello, Ada!" });
 });
 
+test("greet checks its input: a name that is not a string is refused before it runs", async () => {
+  await assert.rejects(app.anonymous.plugin("hello").greet({ name: 42 }), { status: 400, code: "RPC_BAD_INPUT" });
+});
+
 test("visit counts each viewer's visits in its own session", async () => {
   const ada = (await app.viewer()).plugin("hello");
   const bob = (await app.viewer()).plugin("hello");
