@@ -15,10 +15,6 @@ test("anyone may greet: the method is public", async () => {
   assert.deepEqual(await hello.greet({ name: "Ada" }), { message: "Hello, Ada!" });
 });
 
-test("greet checks its input: a name that is not a string is refused before it runs", async () => {
-  await assert.rejects(app.anonymous.plugin("hello").greet({ name: 42 }), { status: 400, code: "RPC_BAD_INPUT" });
-});
-
 test("visit counts each viewer's visits in its own session", async () => {
   const ada = (await app.viewer()).plugin("hello");
   const bob = (await app.viewer()).plugin("hello");
@@ -38,4 +34,8 @@ test("greet, alone, with a config of the test's own", async () => {
   const { greet } = await loadServerFile(new URL("../plugins/hello/hello.server.ts", import.meta.url));
   const run = await callMethod(greet, { name: "  " }, { config: { greeting: "Hi" } });
   assert.deepEqual(run.result, { message: "Hi, stranger!" });
+});
+
+test("greet checks its input: a name that is not a string is refused before it runs", async () => {
+  await assert.rejects(app.anonymous.plugin("hello").greet({ name: 42 }), { status: 400, code: "RPC_BAD_INPUT" });
 });
