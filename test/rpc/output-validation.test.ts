@@ -99,3 +99,17 @@ describe("a bad policy fails its item", () => {
     await expect(startServer({ root, strict: true })).rejects.toThrow(/a\.server\.mjs: policy\.m\.errors\.RPC_TIMEOUT/);
   });
 });
+
+describe("dev mode's getStatus", () => {
+  it("describes a method's validators by vendor and its declared errors, not the schema objects", async () => {
+    const status = await rpc(dev.url, "server/core/getStatus", { viewer: dev.viewer, body: { args: [] } });
+    expect(status.status).toBe(200);
+    const methods = status.body.result.registry.find((target: { id: string }) => target.id === "zodp").methods;
+    const policyOf = (name: string) => methods.find((method: { name: string }) => method.name === name).policy;
+    expect(policyOf("shaped")).toMatchObject({ input: "zod", output: "zod", errors: null });
+    expect(policyOf("lookup")).toMatchObject({ input: "zod", output: null, errors: { ITEM_MISSING: { status: 404, message: "No such item" }, UPSTREAM_DOWN: { status: 503, message: "UPSTREAM_DOWN" } } });
+    expect(policyOf("plain")).toMatchObject({ input: null, output: null, errors: null });
+    const valibot = status.body.result.registry.find((target: { id: string }) => target.id === "valip").methods;
+    expect(valibot.find((method: { name: string }) => method.name === "greet").policy.input).toBe("valibot");
+  });
+});
