@@ -180,7 +180,7 @@ describe.each(["zodp", "valip"])("declared errors with %s", (plugin) => {
 describe("the demo's greeter", () => {
   const demo = useServer();
 
-  it("checks greet's input with zod and answers its declared error", async () => {
+  it("checks greet's input with its Standard Schema and answers its declared error", async () => {
     expect((await call(demo, "plugin/greeter/greet", [{ name: "  Ada " }])).body).toEqual({ result: "Hello, Ada!" });
     expect((await call(demo, "plugin/greeter/greet", [])).body).toEqual({ result: "Hello, viewer!" });
     const bad = await call(demo, "plugin/greeter/greet", [{ name: 5 }]);
