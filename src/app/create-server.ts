@@ -76,6 +76,11 @@ export interface CreateServerOptions {
   cluster?: ClusterHooks;
   /** Where session data lives, when not in this process: a cluster worker's goes to its master. Redis (`server.redis`) wins over it. */
   sessionStore?: SessionStore;
+  /**
+   * Check results against their policy's `output` (README "Server methods"). Default: in
+   * dev mode or with `server.rpc.validateOutput`; the testing kit's `startTestApp` sets it.
+   */
+  validateOutput?: boolean;
   /** How long a start may go on before a warning names what it waits for, and then how often (default 30 000 ms). */
   startReportAfterMs?: number;
 }
@@ -227,7 +232,10 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       serverRoutes,
       sessionStore: sessionStores.store,
     };
-    const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
+    const runtime = new RpcRuntime({
+      dev,
+      validateOutput: options.validateOutput ?? (dev || config.rpc.validateOutput),
+      isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const inFlight = new InFlightCounter();
     // getStatus also says where session data lives, and how much the in-memory store holds.

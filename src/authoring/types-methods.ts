@@ -8,7 +8,7 @@
 import { extname } from "node:path";
 import type * as TS from "typescript";
 import type { TypeScript } from "./load-typescript.js";
-import { readPolicy, type PolicyReading } from "./types-policy.js";
+import { readPolicy, readSchemaTypes, type PolicyReading, type SchemaTypes } from "./types-policy.js";
 import type { JsonTypeWriter } from "./types-json.js";
 
 export interface MethodShape {
@@ -52,6 +52,8 @@ export function readFileMethods(
     const unread = `${options.label}: the policy export cannot be read in full (${at === undefined ? "not an object literal with plain keys" : `changed or passed on at ${where}`})`;
     warnings.push(policyOnly ? `${unread}: every exported function is typed as a method` : `${unread}: the methods it may name are typed both as plain and as $stream calls`);
   }
+  // Only a policy read in full: one changed after its literal may not hold these schemas.
+  const schemas = policy.complete ? readSchemaTypes(ts, checker, policySymbol) : new Map<string, SchemaTypes>();
   const typedFile = [".ts", ".mts", ".cts"].includes(extname(source.fileName));
   const methods: MethodShape[] = [];
   for (const symbol of exports) {
@@ -72,13 +74,24 @@ export function readFileMethods(
       methods.push({ ...base, input: UNTYPED_INPUT, result: "unknown", events: "unknown", untyped });
       continue;
     }
-    methods.push({ ...base, ...describeSignature(ts, checker, writer, signatures[0]!, source), untyped });
+    const shape = describeSignature(ts, checker, writer, signatures[0]!, source);
+    // What the policy's validators declare wins over the signature: it is what the server enforces.
+    const schema = schemas.get(name);
+    if (schema?.input !== undefined) shape.input = describeInput(ts, checker, writer, undefined, schema.input);
+    if (schema?.output !== undefined) shape.result = writer.write(schema.output, "output");
+    methods.push({ ...base, ...shape, untyped });
   }
   return { methods, warnings };
 }
 
 /** A method is called `fn(ctx, ...args)` and the browser sends one input: `args[0]`. */
-function describeSignature(ts: TypeScript, checker: TS.TypeChecker, writer: JsonTypeWriter, signature: TS.Signature, source: TS.SourceFile) {
+function describeSignature(
+  ts: TypeScript,
+  checker: TS.TypeChecker,
+  writer: JsonTypeWriter,
+  signature: TS.Signature,
+  source: TS.SourceFile,
+): { input: MethodShape["input"]; result: string; events: string } {
   const [ctx, input] = signature.getParameters();
   const typeOf = (symbol: TS.Symbol): TS.Type => checker.getTypeOfSymbolAtLocation(symbol, symbol.valueDeclaration ?? source);
   const isRest = (symbol: TS.Symbol): boolean => {
@@ -94,8 +107,8 @@ function describeSignature(ts: TypeScript, checker: TS.TypeChecker, writer: Json
   return { input: isRest(input) ? UNTYPED_INPUT : describeInput(ts, checker, writer, input, typeOf(input)), result, events };
 }
 
-function describeInput(ts: TypeScript, checker: TS.TypeChecker, writer: JsonTypeWriter, parameter: TS.Symbol, type: TS.Type) {
-  const declaration = parameter.valueDeclaration;
+function describeInput(ts: TypeScript, checker: TS.TypeChecker, writer: JsonTypeWriter, parameter: TS.Symbol | undefined, type: TS.Type) {
+  const declaration = parameter?.valueDeclaration;
   const declaredOptional = declaration !== undefined && ts.isParameter(declaration) && checker.isOptionalParameter(declaration);
   const acceptsUndefined =
     (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown | ts.TypeFlags.VoidLike)) !== 0 ||

@@ -280,3 +280,47 @@ function primitive(ts: TypeScript, type: TS.Type): boolean {
   const flags = TypeFlags.StringLike | TypeFlags.NumberLike | TypeFlags.BooleanLike | TypeFlags.BigIntLike | TypeFlags.Undefined | TypeFlags.Null | TypeFlags.Void;
   return type.isUnion() ? type.types.every((member) => (member.flags & flags) !== 0) : (type.flags & flags) !== 0;
 }
+
+/** The types an entry's `input` and `output` validators declare (Standard Schema `~standard.types`). */
+export interface SchemaTypes {
+  /** What the browser may send: the `input` schema's input type. */
+  readonly input?: TS.Type;
+  /** What the browser gets: the `output` schema's output type. */
+  readonly output?: TS.Type;
+}
+
+/**
+ * `StandardSchemaV1.InferInput` of each entry's `input` and `InferOutput` of its `output`,
+ * by method name, read with the checker from the policy literal (README "Validating input
+ * and output"): the schema is what the server enforces, so it wins over the parameter's
+ * annotation. Entries that cannot be read, or whose validator declares no types, are left out.
+ */
+export function readSchemaTypes(ts: TypeScript, checker: TS.TypeChecker, policy: TS.Symbol | undefined): Map<string, SchemaTypes> {
+  const found = new Map<string, SchemaTypes>();
+  if (policy === undefined) return found;
+  const literal = objectLiteralOf(ts, checker, initializerOf(ts, checker, policy), 0);
+  if (literal === undefined) return found;
+  for (const property of literal.properties) {
+    if (!ts.isPropertyAssignment(property) && !ts.isShorthandPropertyAssignment(property)) continue;
+    const name = propertyNameOf(ts, checker, property.name);
+    if (name === undefined) continue;
+    const entry = valueOf(ts, property);
+    const input = schemaType(ts, checker, entry, "input", "input");
+    const output = schemaType(ts, checker, entry, "output", "output");
+    if (input !== undefined || output !== undefined) found.set(name, { input, output });
+  }
+  return found;
+}
+
+function schemaType(ts: TypeScript, checker: TS.TypeChecker, entry: TS.Expression, key: "input" | "output", side: "input" | "output"): TS.Type | undefined {
+  const schema = lookup(ts, checker, entry, key, 0);
+  if (schema === undefined || schema === ABSENT || isNullish(ts, schema)) return undefined;
+  let type = checker.getTypeAtLocation(schema);
+  for (const name of ["~standard", "types"]) {
+    const property = checker.getPropertyOfType(type, name);
+    if (property === undefined) return undefined;
+    type = checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(property, schema));
+  }
+  const property = checker.getPropertyOfType(type, side);
+  return property === undefined ? undefined : checker.getTypeOfSymbolAtLocation(property, schema);
+}

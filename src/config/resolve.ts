@@ -17,6 +17,8 @@ export interface RpcSettings {
   isolation: IsolationSettings;
   /** Silence after which a streaming answer sends a heartbeat line. */
   streamHeartbeatMs: number;
+  /** Results are checked against their policy's `output` outside dev mode too. */
+  validateOutput: boolean;
 }
 
 export interface SessionSettings {
@@ -158,6 +160,7 @@ export function resolveConfig(
       queueLimit: rpc.queueLimit,
       isolation: rpc.isolation ?? {},
       streamHeartbeatMs: rpc.streamHeartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS,
+      validateOutput: rpc.validateOutput ?? false,
     },
     rpcVerifiers: verifierEntries ? toMap(verifierEntries) : null,
     proxies: toMap(secure.proxies),

@@ -11,6 +11,8 @@
  */
 import * as z from "zod/mini";
 import { en } from "zod/locales";
+import { ERROR_CODES } from "../errors/codes.js";
+import { isStandardSchema } from "../validation/standard-schema.js";
 
 z.config(en());
 
@@ -86,6 +88,8 @@ export const rpcDefaultsSchema = z.strictObject({
   isolation: z.optional(isolationSchema),
   /** A streaming answer sends `{"ping":true}` after this long without a line. */
   streamHeartbeatMs: z.optional(timerMs),
+  /** Check results against their policy's `output` outside dev mode too (it always runs in dev mode and the testing kit). */
+  validateOutput: z.optional(z.boolean()),
 });
 
 /** Tokens of the Referrer-Policy header (W3C Referrer Policy, section 3). */
@@ -249,8 +253,44 @@ const runtimeFields = {
   circuitBreaker: z.optional(circuitBreakerSchema),
 };
 
+const standardSchema = z.custom<unknown>(isStandardSchema, "must be a Standard Schema v1 validator (zod 3.24+, valibot 1, arktype 2…)");
+
+const errorStatus = "must be an HTTP error status (400–599)";
+
+/**
+ * `errors` of a policy entry: `{ CODE: { status, message? } }`, answered by `throw
+ * ctx.fail("CODE")`. A code is upper-case words, as the gateway's own, and never one of the
+ * gateway's, so that a client can tell the two apart. Codes are checked here rather than
+ * by a key schema, whose failure zod reports only as "Invalid key in record".
+ */
+const declaredErrorsSchema = z
+  .record(
+    z.string(),
+    z.strictObject({
+      status: z.number().check(z.int(), z.gte(400, errorStatus), z.lte(599, errorStatus)),
+      message: z.optional(z.string()),
+    }),
+  )
+  .check(
+    z.check((ctx) => {
+      for (const code of Object.keys(ctx.value)) {
+        const problem = !/^[A-Z][A-Z0-9_]*$/.test(code)
+          ? "a code must be upper-case letters, digits and underscores, starting with a letter"
+          : Object.hasOwn(ERROR_CODES, code)
+            ? "is one of the gateway's own codes"
+            : undefined;
+        if (problem) ctx.issues.push({ code: "custom", message: problem, input: code, path: [code] });
+      }
+    }),
+  );
+
 /** One entry of a server file's `policy` export (`MethodPolicy` in src/discovery/policy.ts). */
 export const methodPolicySchema = z.strictObject({
+  /** Validates the method's argument (README "Server methods"). */
+  input: z.optional(standardSchema),
+  /** Validates the method's result (dev mode, the testing kit, `server.rpc.validateOutput`). */
+  output: z.optional(standardSchema),
+  errors: z.optional(declaredErrorsSchema),
   auth: z.optional(
     z.union([
       // `auth: false` is the legacy spelling of a public method.

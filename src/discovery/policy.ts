@@ -7,6 +7,8 @@ import { StartupError } from "../errors/http-error.js";
 import { DEFAULT_QUEUE_LIMIT, type RpcSettings } from "../config/resolve.js";
 import { describeIssues } from "../config/config-issues.js";
 import { methodPolicySchema } from "../config/schema.js";
+import type { StandardSchemaV1 } from "../validation/standard-schema.js";
+import { declaredErrorsOf, type DeclaredErrors } from "../validation/declared-errors.js";
 
 export interface PublicCheckInput {
   req: import("node:http").IncomingMessage;
@@ -47,8 +49,26 @@ export interface RuntimePolicyFields {
 
 export type ConcurrencyScope = "process" | "deployment";
 
+/** One declared error of a policy entry: `throw ctx.fail(code, details?)` answers it. */
+export interface DeclaredErrorPolicy {
+  /** 400–599. Below 500 it is no circuit-breaker failure. */
+  status: number;
+  /** Default: the code. */
+  message?: string;
+}
+
 /** The `policy` entry for one method, as a method author writes it. */
 export interface MethodPolicy extends RuntimePolicyFields {
+  /**
+   * A Standard Schema v1 validator (zod, valibot, arktype…) for the method's argument:
+   * checked after the verifiers, before the breaker and the queue; the method receives
+   * its output (README "Server methods").
+   */
+  input?: StandardSchemaV1;
+  /** Checks the result in dev mode, the testing kit, and with `server.rpc.validateOutput`. */
+  output?: StandardSchemaV1;
+  /** Codes the method may answer with `throw ctx.fail(code, details?)`. */
+  errors?: Record<string, DeclaredErrorPolicy>;
   /** `false` is the legacy spelling of `{ public: true, requireSession: false }`. */
   auth?:
     | false
@@ -81,6 +101,10 @@ export interface ResolvedPolicy {
   isolation: "none" | "worker";
   streaming: boolean;
   circuitBreaker: ResolvedBreaker | undefined;
+  /** Null when the method declares none: the gateway then has no step to run. */
+  input: StandardSchemaV1 | null;
+  output: StandardSchemaV1 | null;
+  errors: DeclaredErrors | null;
 }
 
 export const DEFAULT_BREAKER_THRESHOLD = 5;
@@ -131,6 +155,9 @@ export function resolvePolicy(policy: MethodPolicy | undefined, defaults: RpcSet
       failureThreshold: breaker.failureThreshold ?? DEFAULT_BREAKER_THRESHOLD,
       resetAfterMs: breaker.resetAfterMs ?? DEFAULT_BREAKER_RESET_MS,
     },
+    input: policy?.input ?? null,
+    output: policy?.output ?? null,
+    errors: declaredErrorsOf(policy?.errors),
   };
 }
 

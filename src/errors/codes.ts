@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   RPC_PAYLOAD_TOO_LARGE: { status: 413, message: "Request body too large" },
   RPC_BODY_TIMEOUT: { status: 408, message: "Request body not received in time" },
   RPC_BAD_REQUEST: { status: 400, message: "Malformed RPC request" },
+  RPC_BAD_INPUT: { status: 400, message: "The input does not match the method's schema" },
   RPC_AUTH_NO_VERIFIERS: { status: 401, message: "No verifiers are configured for this call" },
   RPC_AUTH_NOT_CONFIGURED: { status: 401, message: "RPC verification is not configured" },
   RPC_AUTH_FAILED: { status: 401, message: "Verification failed" },

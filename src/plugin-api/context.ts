@@ -61,6 +61,12 @@ export interface IsolatedRpcContext<Config = unknown, Event = unknown> {
    * `emit` rejects.
    */
   emit(value: Event): Promise<void>;
+  /**
+   * The error `code` its policy declares under `errors` (README "Server methods"), to
+   * throw: `throw ctx.fail("NOT_FOUND", { id })` answers that entry's status and message
+   * with `details`. A code the policy does not declare gives an error answered 500.
+   */
+  fail(code: string, details?: Record<string, unknown>): Error;
 }
 
 export interface RpcContext<Config = unknown, Event = unknown> extends Omit<IsolatedRpcContext<Config, Event>, "args"> {

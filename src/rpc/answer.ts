@@ -4,7 +4,8 @@
  * `rpc.circuit_open`).
  */
 import type { FastifyReply } from "fastify";
-import { errorOf, isHttpError, type HttpError } from "../errors/http-error.js";
+import { errorOf, HttpError, isHttpError } from "../errors/http-error.js";
+import { BadOutputError } from "../validation/check.js";
 import type { Logger } from "../log/logger.js";
 import type { SecretMask } from "../log/mask-secrets.js";
 import type { RpcEventRecord } from "../log/events.js";
@@ -77,6 +78,8 @@ function toRpcError(error: unknown, call: RpcCall, dev: boolean): HttpError {
   if (isHttpError(error)) {
     // A bad result's reason may quote the method's data: like any internal error, only
     // the request id is answered.
+    // An `output` failure keeps its own message, and its issues in dev mode (values masked).
+    if (error instanceof BadOutputError) return new HttpError(500, error.code, error.message, { ...error.details, requestId: call.requestId });
     if (error.code === "RPC_BAD_RESULT") return errorOf("RPC_BAD_RESULT", { requestId: call.requestId });
     return error;
   }

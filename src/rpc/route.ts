@@ -2,7 +2,7 @@
  * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
  * each step its own module, the first failing step answers (README "Error codes"):
  *   route → target → session, CSRF, origin (the session's data loading meanwhile)
- *     → bounded body → verifiers → stream mode
+ *     → bounded body → verifiers → stream mode → input (only for a policy that declares one)
  *     → runtime (breaker → queue → executor, inline or isolated, buffered or streaming
  *        → session data saved) → answer (JSON, or a stream's terminal record) + one log event.
  */
@@ -27,6 +27,7 @@ import { parseRpcBody, readBoundedBody } from "./body.js";
 import { startCall } from "../runtime/call.js";
 import { checkStreamMode, resolveInDevMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
+import { validateInput } from "./validate-input.js";
 import { nameRpcSpan, startRpcTrace } from "./call-trace.js";
 import { CallSession } from "../state/call-session.js";
 import type { SessionStore } from "../state/session-store.js";
@@ -148,12 +149,17 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
           )
         : null;
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
+      let args = body.args;
+      if (entry.policy.input) {
+        const checked = validateInput(entry.policy.input, args, lifetime);
+        args = checked instanceof Promise ? await checked : checked;
+      }
       const session = opening instanceof Promise ? await lifetime.race(opening) : opening;
       if (entry.policy.streaming) stream = new NdjsonStream(reply, lifetime, options.config.rpc.streamHeartbeatMs);
       const result = await runtime.run({
         entry,
         call,
-        args: body.args,
+        args,
         session,
         user,
         viewerId: body.viewerId,

@@ -110,7 +110,14 @@ export function describeRegistry(registry: Registry) {
       methods: [...target.methods.values()].map((entry) => ({
         name: entry.name,
         file: entry.file,
-        policy: { ...entry.policy, public: typeof entry.policy.public === "function" ? "function" : entry.policy.public },
+        policy: {
+          ...entry.policy,
+          public: typeof entry.policy.public === "function" ? "function" : entry.policy.public,
+          // A validator is a library's object (large, and not meant for JSON): its vendor says enough.
+          input: entry.policy.input && entry.policy.input["~standard"].vendor,
+          output: entry.policy.output && entry.policy.output["~standard"].vendor,
+          errors: entry.policy.errors && Object.fromEntries(entry.policy.errors),
+        },
       })),
     }));
 }

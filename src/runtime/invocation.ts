@@ -9,6 +9,7 @@ import type { ItemSecure } from "../config/secure-config.js";
 import type { CallLifetime } from "./call-lifetime.js";
 import { notStreaming, type StreamSink } from "./stream-sink.js";
 import type { CallSession, SessionTransfer } from "../state/call-session.js";
+import { failWith } from "../validation/declared-errors.js";
 
 /** Everything the runtime needs to run one checked call. */
 export interface Invocation {
@@ -83,6 +84,11 @@ class InlineContext implements RpcContext {
     return this.#invocation.lifetime.signal;
   }
 
+  /** On the prototype: a method that never fails pays nothing for it. */
+  fail(code: string, details?: Record<string, unknown>): Error {
+    return failWith(this.#invocation.entry.policy.errors, this.method, code, details);
+  }
+
   /** Made on first use, like `signal` and `log` (README "Server methods"). */
   get session(): RpcSession | null {
     return this.#invocation.session?.view ?? null;
@@ -107,7 +113,7 @@ export function inlineContext(invocation: Invocation): RpcContext {
  * session from `sessionData` (its fields as JSON text, or null when the store could not
  * be reached).
  */
-export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit" | "session"> & {
+export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit" | "session" | "fail"> & {
   sessionData: SessionTransfer | null;
 };
 

@@ -1,5 +1,6 @@
 /** What crosses the thread boundary for one isolated call, both ways. */
 import type { IsolatedContextData } from "./invocation.js";
+import type { DeclaredError } from "../validation/declared-errors.js";
 
 export interface IsolatedTask {
   file: string;
@@ -11,6 +12,8 @@ export interface IsolatedTask {
   context: IsolatedContextData;
   /** `ctx.args`, serialised by `packIsolatedArgs`. */
   args: Uint8Array;
+  /** The policy's declared errors, for `ctx.fail` in the worker; null when it declares none. */
+  errors: Array<[string, DeclaredError]> | null;
   /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker.
    * The worker sends one back when it takes the task, so the pool knows it left the queue. */
   abortPort: import("node:worker_threads").MessagePort;

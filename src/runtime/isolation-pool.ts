@@ -85,6 +85,7 @@ export class IsolationPool {
           method: entry.name,
           context: isolatedContext(invocation),
           args,
+          errors: entry.policy.errors && [...entry.policy.errors],
           abortPort: port2,
           emitPort: emits?.port2,
         },

@@ -12,6 +12,7 @@ import { unpackIsolatedArgs } from "./isolated-args.js";
 import { checkArgCount } from "./executor.js";
 import { emitOverPort, type WorkerEmitter } from "./isolated-emit.js";
 import { notStreaming } from "./stream-sink.js";
+import { failWith } from "../validation/declared-errors.js";
 import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
 import { fieldsOf, sessionView, unavailableSessionView, type SessionView } from "../state/session-data.js";
 
@@ -79,7 +80,9 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     emitter = task.emitPort ? emitOverPort(task.emitPort) : undefined;
     const emit = emitter ? emitter.emit : notStreaming;
     const { sessionData, ...context } = task.context;
-    const ctx = { ...context, args, signal: controller.signal, emit } as Record<string, unknown>;
+    const errors = task.errors && new Map(task.errors);
+    const fail = (code: string, details?: Record<string, unknown>) => failWith(errors, task.method, code, details);
+    const ctx = { ...context, args, signal: controller.signal, emit, fail } as Record<string, unknown>;
     // Rebuilt on first use only, as in the main thread: a method that never looks costs no parse.
     Object.defineProperty(ctx, "session", {
       enumerable: true,

@@ -21,7 +21,9 @@ import { runInline } from "./executor.js";
 import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
-import { toSerialized, type SerializedResult } from "./serialized-result.js";
+import { SerializedResult, toSerialized } from "./serialized-result.js";
+import { checkResult } from "../validation/check.js";
+import type { StandardSchemaV1 } from "../validation/standard-schema.js";
 import { CountSeries, type CountCell } from "../core/series.js";
 import type { CallSession } from "../state/call-session.js";
 import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
@@ -29,6 +31,8 @@ import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
 /** What the runtime needs from the server it runs for. */
 export interface RuntimeOptions {
   dev: boolean;
+  /** Check results against their policy's `output`: dev mode, the testing kit, `server.rpc.validateOutput`. */
+  validateOutput: boolean;
   isolation: IsolationSettings;
   outbound: { allow: readonly string[]; timeoutMs: number };
   /** `kind/id` → folder of every plugin and module (isolated methods import server files by it). */
@@ -118,8 +122,10 @@ export class RpcRuntime {
       // Most calls changed nothing: no promise then.
       const saving = session?.save();
       if (saving) await lifetime.race((finishing = saving));
-      // Serialised here, not in the answer, so that a bad result counts for the breaker.
-      const result = toSerialized(value);
+      // Checked and serialised here, not in the answer, so that a bad result counts for the breaker.
+      let checked = policy.output && this.#options.validateOutput ? checkOutput(policy.output, value, this.#options.dev) : value;
+      if (checked instanceof Promise) checked = await lifetime.race(checked);
+      const result = toSerialized(checked);
       breaker?.record("success", isTrial);
       return result;
     } catch (error) {
@@ -223,6 +229,11 @@ function saveAfterFailure(work: Promise<unknown>, session: CallSession, callEnde
   };
   const saving = callEnded ? work.then(save, save) : Promise.resolve(save());
   return saving.catch(() => {});
+}
+
+/** An isolated method's result arrives as JSON text: its `output` checks the value the viewer would get. */
+function checkOutput(schema: StandardSchemaV1, value: unknown, dev: boolean): unknown {
+  return checkResult(schema, value instanceof SerializedResult ? JSON.parse(value.json) : value, dev);
 }
 
 function isIsolated(entry: MethodEntry): boolean {

@@ -21,7 +21,10 @@ import { fieldsOf, sessionView } from "../state/session-data.js";
 import { randomSpanId, randomTraceId, traceContextOf, type TraceContext } from "../tracing/trace-context.js";
 import { ensureAppServerGlobal } from "./app-server-global.js";
 import { LogCapture, type LogLine } from "./log-capture.js";
-import { declaredStreaming } from "./server-file.js";
+import { declaredPolicy } from "./server-file.js";
+import { checkArgs, checkResult } from "../validation/check.js";
+import { declaredErrorsOf, failWith } from "../validation/declared-errors.js";
+import type { DeclaredErrorPolicy } from "../discovery/policy.js";
 import type { ArgsOf, ConfigOf, EventOf, InputOf, ResultOf, ServerMethod } from "./method-types.js";
 
 export interface ContextOverrides<Config = unknown> {
@@ -65,6 +68,12 @@ export interface ContextOverrides<Config = unknown> {
    * policy of a function `loadServerFile` loaded.
    */
   streaming?: boolean;
+  /**
+   * The errors `ctx.fail` answers (`policy.<name>.errors`); any other code gives the error
+   * a real call answers 500. Default none; `callMethod` reads them from the policy of a
+   * function `loadServerFile` loaded.
+   */
+  errors?: Record<string, DeclaredErrorPolicy>;
 }
 
 export interface TestContext<Config = unknown, Event = unknown> {
@@ -108,6 +117,7 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
   const session = overrides.session === null ? null : madeUpSession(overrides.session ?? {});
   const signal = overrides.signal ?? new AbortController().signal;
   const streaming = overrides.streaming ?? false;
+  const errors = declaredErrorsOf(overrides.errors);
   const events: Event[] = [];
   const capture = new LogCapture();
   let ended = false;
@@ -142,6 +152,9 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
       }
       events.push(JSON.parse(json) as Event);
       return Promise.resolve();
+    },
+    fail(code: string, details?: Record<string, unknown>): Error {
+      return failWith(errors, method, code, details);
     },
     get log(): Logger {
       log ??= createLogger({ dev: false, destination: capture, level: "trace" }).logger.child({ reqId: requestId, kind, id, method });
@@ -187,12 +200,22 @@ export type CallMethodArgs<F extends ServerMethod> = [] extends ArgsOf<F>
  * by the server's own code, so that a test passes only with values a real call carries.
  */
 export async function callMethod<F extends ServerMethod>(fn: F, ...[input, overrides = {}]: CallMethodArgs<F>): Promise<MethodRun<F>> {
-  const args = argsOverTheWire(input);
-  const test = makeContext<ConfigOf<F>, EventOf<F>>({ method: fn.name || undefined, ...overrides, streaming: overrides.streaming ?? declaredStreaming(fn) });
+  const declared = declaredPolicy(fn);
+  // The policy's `input` and `output` checks, by the server's own code: a bad input
+  // rejects with the server's 400 RPC_BAD_INPUT, a bad result with 500 RPC_BAD_RESULT
+  // (its issues in `details`, as in dev mode), and `output` always runs here.
+  const args = declared?.input ? await checkArgs(declared.input, argsOverTheWire(input)) : argsOverTheWire(input);
+  const test = makeContext<ConfigOf<F>, EventOf<F>>({
+    method: fn.name || undefined,
+    ...overrides,
+    streaming: overrides.streaming ?? declared?.streaming,
+    errors: overrides.errors ?? declared?.errors,
+  });
   try {
     const returned = (await fn(test.ctx, ...args)) as ResultOf<F>;
+    const checked = declared?.output ? await checkResult(declared.output, returned, true) : returned;
     // Refused as the server refuses it: RPC_BAD_RESULT, with the serialiser's error as its cause.
-    const result = JSON.parse(toSerialized(returned).json) as ResultOf<F>;
+    const result = JSON.parse(toSerialized(checked).json) as ResultOf<F>;
     return { result, returned, events: test.events, logs: test.logs, session: test.session, sessionData: test.sessionData, ctx: test.ctx };
   } finally {
     test.end();

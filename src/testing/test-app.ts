@@ -70,6 +70,8 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     strict: options.strict ?? true,
     logDestination: logs,
     logLevel: options.logLevel ?? (dev ? "debug" : "info"),
+    // A test checks results against `output` whatever the mode, as `callMethod` does.
+    validateOutput: true,
   });
   // The request id lives on Fastify's request, which inject's answer does not carry; its
   // raw request is the one inject made, and finds it again.

@@ -13,6 +13,7 @@ const SRC = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
 /** Lowest first. The README's layout section draws the same list. */
 export const LAYERS: string[][] = [
   ["errors"],
+  ["validation"],
   ["config", "log"],
   ["core", "http", "outbound", "tracing"],
   ["state"],

@@ -63,8 +63,8 @@ describe("a new app from counterpart init, on the packed package, as the README 
   it("writes a package.json that depends on the tarball it ran from, says so, and runs it from its scripts", () => {
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
     expect(manifest.name).toBe("my-viewer-app");
-    // Not on the registry: "^0.1.0" would answer 404 at npm install.
-    expect(manifest.dependencies).toEqual({ "@counterpart-viewer/server": "file:../counterpart-viewer-server-0.1.0.tgz" });
+    // Not on the registry: "^0.1.0" would answer 404 at npm install. zod for the hello plugin's `input` schema.
+    expect(manifest.dependencies).toEqual({ "@counterpart-viewer/server": "file:../counterpart-viewer-server-0.1.0.tgz", zod: "^4.6.7" });
     expect(initOutput).toContain(`package.json depends on "@counterpart-viewer/server": "file:../counterpart-viewer-server-0.1.0.tgz" (${join(work, "counterpart-viewer-server-0.1.0.tgz")})`);
     expect(manifest.scripts.start).toBe("counterpart --root .");
   });

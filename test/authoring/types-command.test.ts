@@ -640,3 +640,54 @@ export async function calls(): Promise<void> {
     expect(run.stderr.trim()).toMatch(/^counterpart: .*tsconfig\.json only references other projects; give the server files a tsconfig of their own/);
   });
 });
+
+describe("counterpart types reading a policy's input and output schemas", () => {
+  const root = typesAppRoot({
+    "plugins/checked/checked.server.ts": `
+import { z } from "zod";
+import * as v from "valibot";
+import type { MethodPolicy, RpcContext } from "@counterpart-viewer/server";
+
+const Find = z.object({ q: z.string(), limit: z.number().default(10) });
+const Rename = v.object({ id: v.string(), title: v.pipe(v.string(), v.transform((title) => title.length)) });
+
+export const policy = {
+  find: { input: Find, output: z.object({ hits: z.array(z.string()) }) },
+  rename: { input: Rename },
+  loose: { input: z.string().optional() },
+} satisfies Record<string, MethodPolicy>;
+
+// The parameter's type is the schema's output; the browser sends its input.
+export function find(ctx: RpcContext, input: z.output<typeof Find>): unknown {
+  return { hits: [] };
+}
+export function rename(ctx: RpcContext, input: v.InferOutput<typeof Rename>): number {
+  return input.title;
+}
+export function loose(ctx: RpcContext, input: unknown): string {
+  return "";
+}
+`,
+  });
+
+  it("types the input from the schema's input type and the result from output", async () => {
+    const run = await runTypes(["--root", root]);
+    expect(run.code).toBe(0);
+    const { expected, actual } = expectErrorsWhereMarked(
+      root,
+      `
+export async function calls(): Promise<void> {
+  const found: { hits: string[] } = await xserver.plugin.checked.find({ q: "x" });
+  await xserver.plugin.checked.find({ q: "x", limit: 5 });
+  await xserver.plugin.checked.find({ limit: 5 }); // error TS2345
+  await xserver.plugin.checked.rename({ id: "1", title: "new" });
+  await xserver.plugin.checked.rename({ id: "1", title: 3 }); // error TS2322
+  await xserver.plugin.checked.loose();
+  await xserver.plugin.checked.loose(1); // error TS2345
+  void found;
+}
+`,
+    );
+    expect(actual).toEqual(expected);
+  });
+});

@@ -5,6 +5,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempApp } from "../helpers/app-root.js";
 import { REPO, runToExit } from "../helpers/process.js";
+import { typesAppRoot, writeFiles } from "../helpers/viewer-types.js";
 
 const strictConfig = (extra: object = {}) => JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "preserve", moduleResolution: "bundler", types: [] }, ...extra });
 
@@ -54,5 +55,58 @@ describe("counterpart check", { timeout: 90_000 }, () => {
     const result = await runToExit(["check", "--root", root], {}, 60_000);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/only references other projects/);
+  });
+});
+
+describe("counterpart check on validated methods", () => {
+  // Inside the repository, so that zod, valibot and the server resolve by name as in an app.
+  const root = typesAppRoot({
+    "plugins/p/p.server.ts": `
+import { z } from "zod";
+import * as v from "valibot";
+import type { MethodPolicy, RpcContext } from "@counterpart-viewer/server";
+
+const Find = z.object({ q: z.string().trim(), limit: z.number().default(10) });
+const Rename = v.object({ id: v.string() });
+
+export const policy: Record<string, MethodPolicy> = {
+  find: { input: Find, output: z.array(z.string()), errors: { TOO_BROAD: { status: 422, message: "Narrow it down" } } },
+};
+export const more = {
+  rename: { input: Rename, errors: { GONE: { status: 410 } } },
+} satisfies Record<string, MethodPolicy>;
+
+export function find(ctx: RpcContext, input: z.output<typeof Find>): string[] {
+  if (input.q === "") throw ctx.fail("TOO_BROAD", { limit: input.limit });
+  return [input.q];
+}
+export function rename(ctx: RpcContext, input: v.InferOutput<typeof Rename>): string {
+  return input.id;
+}
+`,
+  });
+
+  it("accepts input, output, errors and ctx.fail", { timeout: 70_000 }, async () => {
+    const result = await runToExit(["check", "--root", root], {}, 60_000);
+    expect(result.stdout).toContain("no errors");
+    expect(result.code).toBe(0);
+  });
+
+  it("refuses a policy whose input is no validator or whose error status is not a number", { timeout: 70_000 }, async () => {
+    writeFiles(root, {
+      "plugins/q/q.server.ts": `
+import type { MethodPolicy } from "@counterpart-viewer/server";
+export const policy: Record<string, MethodPolicy> = {
+  m: { input: { parse: (x: unknown) => x } },
+  n: { errors: { GONE: { status: "410" } } },
+};
+export function m(): void {}
+export function n(): void {}
+`,
+    });
+    const result = await runToExit(["check", "--root", root], {}, 60_000);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/q\.server\.ts\(4,\d+\): error TS2353/);
+    expect(result.stdout).toMatch(/q\.server\.ts\(5,\d+\): error TS2322/);
   });
 });

@@ -17,7 +17,8 @@ describe("counterpart init", () => {
     expect(manifest.name).toBe("my-viewer-app");
     // Not on the registry yet: `^version` would answer 404 at the app's first npm install.
     const spec = `file:${relative(dir, REPO)}`;
-    expect(manifest.dependencies).toEqual({ [ours.name]: spec });
+    // zod for the hello plugin's `input` schema.
+    expect(manifest.dependencies).toEqual({ [ours.name]: spec, zod: "^4.6.7" });
     expect(result.stdout).toContain(`package.json depends on "${ours.name}": "${spec}" (${REPO}), the copy init ran from`);
     expect(readdirSync(dir)).toContain(".gitignore");
     expect(readFileSync(join(dir, "public", "index.html"), "utf8")).toContain("<title>my-viewer-app</title>");

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { readPolicyExport, resolvePolicy } from "../../dist/discovery/policy.js";
 
-const defaults = { expose: "exports" as const, maxBodyBytes: 1000, timeoutMs: 30_000, maxConcurrency: undefined, queueLimit: undefined, isolation: {}, streamHeartbeatMs: 15_000 };
+const defaults = { expose: "exports" as const, maxBodyBytes: 1000, timeoutMs: 30_000, maxConcurrency: undefined, queueLimit: undefined, isolation: {}, streamHeartbeatMs: 15_000, validateOutput: false };
 const resolve = (entry: unknown) => resolvePolicy(readPolicyExport({ m: entry }, "f.server.mjs").get("m"), defaults, "plugin/p/m", "plugin/p");
 
 describe("policy", () => {

@@ -35,3 +35,7 @@ test("greet, alone, with a config of the test's own", async () => {
   const run = await callMethod(greet, { name: "  " }, { config: { greeting: "Hi" } });
   assert.deepEqual(run.result, { message: "Hi, stranger!" });
 });
+
+test("greet checks its input: a name that is not a string is refused before it runs", async () => {
+  await assert.rejects(app.anonymous.plugin("hello").greet({ name: 42 }), { status: 400, code: "RPC_BAD_INPUT" });
+});
