@@ -36,3 +36,21 @@ export function warnDeploymentScopeWithoutRedis(targets: Target[], config: Resol
     `concurrencyScope "deployment" needs server.redis: without it maxConcurrency counts each process's calls only (${methods.join(", ")})`,
   );
 }
+
+/**
+ * The same for `rateLimit` with `scope: "deployment"`, of methods and proxy aliases: without
+ * Redis each process counts its own calls, so N processes admit up to N × points.
+ */
+export function warnRateLimitScopeWithoutRedis(targets: Target[], config: ResolvedConfig, log: Logger): void {
+  if (config.redis) return;
+  const deploymentWide = (limits: unknown) => (Array.isArray(limits) ? limits : limits ? [limits] : []).some((limit: { scope?: unknown }) => limit.scope === "deployment");
+  const methods = targets.flatMap((target) =>
+    [...target.methods.values()].filter((entry) => entry.policy.rateLimit?.some((limit) => limit.scope === "deployment")).map((entry) => entry.key),
+  );
+  for (const [alias, proxy] of config.proxies) if (deploymentWide(proxy.rateLimit)) methods.push(`proxy/${alias}`);
+  if (methods.length === 0) return;
+  log.warn(
+    { methods },
+    `rateLimit scope "deployment" needs server.redis: without it each process counts its own calls (${methods.join(", ")})`,
+  );
+}
