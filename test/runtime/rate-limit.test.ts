@@ -8,7 +8,7 @@ import { openViewer, rawRequest, rpc, type Viewer } from "../helpers/http.js";
 import { sample, scrape } from "../helpers/metrics.js";
 import { startServer, useServer } from "../helpers/server.js";
 
-export const RATELIMIT_APP = join(import.meta.dirname, "../fixtures/ratelimit-app");
+const RATELIMIT_APP = join(import.meta.dirname, "../fixtures/ratelimit-app");
 const config = {
   server: {
     metrics: { enabled: true },
@@ -149,7 +149,7 @@ describe("rateLimit in getStatus and at start", () => {
       const status = await rpc(app.url, "server/core/getStatus", { viewer });
       const limits = status.body.result.rateLimits as Array<{ for: string; limits: unknown[] }>;
       expect(limits.find((entry) => entry.for === "plugin/chat/tell")!.limits).toEqual([{ points: 2, durationMs: 1_500, key: "session", scope: "process", counted: "process" }]);
-      expect(limits.find((entry) => entry.for === "plugin/chat/shared")!.limits).toEqual([{ points: 3, durationMs: 2_000, key: "global", scope: "deployment", counted: "process" }]);
+      expect(limits.find((entry) => entry.for === "plugin/chat/shared")!.limits).toEqual([{ points: 3, durationMs: 1_500, key: "global", scope: "deployment", counted: "process" }]);
       expect(limits.find((entry) => entry.for === "proxy/api")!.limits).toEqual([{ points: 5, durationMs: 1_000, key: "ip", scope: "process", counted: "process" }]);
       expect(limits.some((entry) => entry.for === "plugin/chat/free")).toBe(false);
       // Without Redis the deployment-wide limit counts this process's calls.
