@@ -6,8 +6,9 @@ export const policy: Record<string, MethodPolicy> = {
   ping: { auth: { public: true } },
   // Session-only (the default) with a small body limit.
   greet: { runtime: { maxBodyBytes: 4096 } },
-  // Streaming: answers events as it goes (README "Streaming answers").
-  tell: { runtime: { streaming: true, timeoutMs: 20_000 } },
+  // Streaming: answers events as it goes (README "Streaming answers"). Like a chat model's
+  // turn it spends a budget, so each viewer gets 5 stories a minute (README "Rate limits").
+  tell: { runtime: { streaming: true, timeoutMs: 20_000, rateLimit: { points: 5, durationMs: 60_000, key: "session" } } },
 };
 
 export function ping(): { pong: true; at: string } {
