@@ -76,7 +76,7 @@ describe("proxy rateLimit", () => {
   });
 
   it("refuses to start with a bad alias rateLimit, naming the key", async () => {
-    const start = (rateLimit: unknown) => startServer({ root: ROOT, config: { server: { secure: { proxies: { p: { baseUrl: upstream.origin, rateLimit } } } } } });
+    const start = (rateLimit: any) => startServer({ root: ROOT, config: { server: { secure: { proxies: { p: { baseUrl: upstream.origin, rateLimit } } } } } });
     await expect(start({ points: 1, durationMs: 1_000, key: "sesion" })).rejects.toThrow(/server\.secure\.proxies\.p\.rateLimit\.key: Invalid option/);
     await expect(start([{ points: 0, durationMs: 1_000, key: "ip" }])).rejects.toThrow(/server\.secure\.proxies\.p\.rateLimit\.0\.points: Too small/);
   });

@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import { openViewer, rpc } from "../helpers/http.js";
 import { startServer } from "../helpers/server.js";
 import { describeWithRedis, startRedis, useRedis } from "../helpers/redis.js";
+import { waitFor } from "../helpers/wait.js";
 import { join } from "node:path";
 
 const RATELIMIT_APP = join(import.meta.dirname, "../fixtures/ratelimit-app");
@@ -66,6 +67,19 @@ describeWithRedis('rateLimit scope "deployment" with server.redis', () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]!.msg).toContain(`127.0.0.1:${own.port}`);
       expect(warnings[0]!.msg).toContain("deployment-wide limits count in each process");
+      // Redis is back: the limit counts there again, and the next outage is said again.
+      await own.restart();
+      await waitFor(() => (app.server.runtime.status().sharedState as { ready?: boolean } | null)?.ready === true, 5_000, "the connection to Redis");
+      const raw = new Redis(own.url);
+      try {
+        await rpc(app.url, "plugin/chat/shared", { viewer });
+        expect(await raw.exists("rl-down:ratelimit:plugin/chat/shared:0:g")).toBe(1);
+      } finally {
+        raw.disconnect();
+      }
+      await own.kill();
+      await rpc(app.url, "plugin/chat/shared", { viewer });
+      expect(app.logs.lines.filter((line) => String(line.msg).startsWith(FALLBACK_WARNING))).toHaveLength(2);
     } finally {
       await app.close();
       await own.stop();
