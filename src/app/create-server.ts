@@ -44,7 +44,6 @@ import { SessionStoreMeter } from "../state/measured-session-store.js";
 import type { SessionStore } from "../state/session-store.js";
 import { RpcRuntime } from "../runtime/runtime.js";
 import { describeRateLimits, RateLimits } from "../runtime/rate-limit.js";
-import { resolveRateLimits } from "../discovery/policy.js";
 import { bindFacadeScope, joinAppServerGlobal } from "../plugin-api/app-server.js";
 import type { ServerTargetScope } from "../plugin-api/server-targets.js";
 import { serverRouteHandlers } from "../server-routes/route.js";
@@ -233,8 +232,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     const runtime = new RpcRuntime({ dev, isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const rateLimits = new RateLimits({ redis: redisState?.connection ?? null, log });
-    const proxyLimits = () => [...config.proxies].map(([alias, proxy]) => [alias, resolveRateLimits(proxy.rateLimit)] as [string, ReturnType<typeof resolveRateLimits>]);
-    const configuredLimits = () => describeRateLimits(registry.all().flatMap((target) => [...target.methods.values()]), proxyLimits(), redisState !== null);
+    const configuredLimits = () => describeRateLimits(registry.all().flatMap((target) => [...target.methods.values()]), config.proxies, redisState !== null);
     // rate-limiter-flexible loads only when some limit is configured, and then at start.
     if (configuredLimits().length > 0) await rateLimits.load();
     const inFlight = new InFlightCounter();

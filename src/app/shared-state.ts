@@ -5,6 +5,7 @@
  */
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { Target } from "../discovery/registry.js";
+import { resolveRateLimits, type ResolvedRateLimit } from "../discovery/policy.js";
 import type { Logger } from "../log/logger.js";
 import type { RedisState } from "../state/redis-state.js";
 
@@ -43,11 +44,9 @@ export function warnDeploymentScopeWithoutRedis(targets: Target[], config: Resol
  */
 export function warnRateLimitScopeWithoutRedis(targets: Target[], config: ResolvedConfig, log: Logger): void {
   if (config.redis) return;
-  const deploymentWide = (limits: unknown) => (Array.isArray(limits) ? limits : limits ? [limits] : []).some((limit: { scope?: unknown }) => limit.scope === "deployment");
-  const methods = targets.flatMap((target) =>
-    [...target.methods.values()].filter((entry) => entry.policy.rateLimit?.some((limit) => limit.scope === "deployment")).map((entry) => entry.key),
-  );
-  for (const [alias, proxy] of config.proxies) if (deploymentWide(proxy.rateLimit)) methods.push(`proxy/${alias}`);
+  const deploymentWide = (limits: readonly ResolvedRateLimit[] | undefined) => limits?.some((limit) => limit.scope === "deployment") === true;
+  const methods = targets.flatMap((target) => [...target.methods.values()].filter((entry) => deploymentWide(entry.policy.rateLimit)).map((entry) => entry.key));
+  for (const [alias, proxy] of config.proxies) if (deploymentWide(resolveRateLimits(proxy.rateLimit))) methods.push(`proxy/${alias}`);
   if (methods.length === 0) return;
   log.warn(
     { methods },

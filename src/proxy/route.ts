@@ -83,7 +83,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     }
     const path = isSafeProxyPath(target.rawPath) ? upstreamPath(upstream.base, target.rawPath, target.query) : null;
     if (path === null) return reject(reply, event, "PROXY_BAD_PATH");
-    const limits = limitsByAlias.size === 0 ? undefined : limitsByAlias.get(upstream.alias);
+    const limits = limitsByAlias.get(upstream.alias);
     const sessionId = session.session.id;
     if (limits?.early) {
       const refused = await limits.check(false, sessionId, request.ip, null);

@@ -9,7 +9,7 @@
  * when some limit exists.
  */
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
-import type { ResolvedRateLimit } from "../discovery/policy.js";
+import { resolveRateLimits, type RateLimit, type ResolvedRateLimit } from "../discovery/policy.js";
 import { errorOf, type HttpError } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import type { RedisConnection } from "../state/redis-connection.js";
@@ -183,7 +183,7 @@ export interface RateLimitStatus {
 /** Every configured limit, of methods and of proxy aliases. */
 export function describeRateLimits(
   methods: Iterable<{ key: string; policy: { rateLimit: readonly ResolvedRateLimit[] | undefined } }>,
-  aliases: Iterable<[string, readonly ResolvedRateLimit[] | undefined]>,
+  proxies: ReadonlyMap<string, { rateLimit?: RateLimit | readonly RateLimit[] | undefined }>,
   withRedis: boolean,
 ): RateLimitStatus[] {
   const out: RateLimitStatus[] = [];
@@ -192,6 +192,6 @@ export function describeRateLimits(
     out.push({ for: name, limits: limits.map((limit) => ({ ...limit, counted: limit.scope === "deployment" && withRedis ? "deployment" : "process" })) });
   };
   for (const entry of methods) add(entry.key, entry.policy.rateLimit);
-  for (const [alias, limits] of aliases) add(`proxy/${alias}`, limits);
+  for (const [alias, proxy] of proxies) add(`proxy/${alias}`, resolveRateLimits(proxy.rateLimit));
   return out;
 }
