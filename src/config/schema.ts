@@ -194,7 +194,7 @@ export const configSchema = z.strictObject({
           store: z.optional(z.strictObject({ maxEntries: z.optional(positiveInt), maxBytes: z.optional(positiveInt) })),
         }),
       ),
-      /** Shared state: session data, circuit breakers and deployment-wide concurrency for every process using this Redis. */
+      /** Shared state: session data, circuit breakers, deployment-wide concurrency and rate limits for every process using this Redis. */
       redis: z.optional(
         z.strictObject({
           url: z.string().check(z.regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")),
