@@ -43,13 +43,14 @@ import { GuardedSessionStore } from "../state/guarded-session-store.js";
 import { SessionStoreMeter } from "../state/measured-session-store.js";
 import type { SessionStore } from "../state/session-store.js";
 import { RpcRuntime } from "../runtime/runtime.js";
+import { describeRateLimits, RateLimits } from "../runtime/rate-limit.js";
 import { bindFacadeScope, joinAppServerGlobal } from "../plugin-api/app-server.js";
 import type { ServerTargetScope } from "../plugin-api/server-targets.js";
 import { serverRouteHandlers } from "../server-routes/route.js";
 import type { ServerCore } from "./server-core.js";
 import { DEV_CONSOLE_PATH, devConsoleRoutes } from "../static/dev-console.js";
 import { createHttpApp } from "./http-app.js";
-import { startRedisState, warnDeploymentScopeWithoutRedis } from "./shared-state.js";
+import { startRedisState, warnDeploymentScopeWithoutRedis, warnRateLimitScopeWithoutRedis } from "./shared-state.js";
 import { StartWatch } from "./start-watch.js";
 import { redisAddressOf } from "../state/redis-address.js";
 import { staticRoutes } from "../static/static-routes.js";
@@ -198,6 +199,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     });
     warnSessionlessMethods(registry.all(), log);
     warnDeploymentScopeWithoutRedis(registry.all(), config, log);
+    warnRateLimitScopeWithoutRedis(registry.all(), config, log);
     // Session data (`redisState.sessionStore`), breakers and deployment-wide slots, when
     // `server.redis` is set; closed with the server, or at once if the start fails.
     if (config.redis) startWatch.waitingFor(`Redis at ${redisAddressOf(config.redis.url)}`);
@@ -237,12 +239,16 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       validateOutput: options.validateOutput ?? (dev || config.rpc.validateOutput),
       isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
+    const rateLimits = new RateLimits({ redis: redisState?.connection ?? null, log });
+    const configuredLimits = () => describeRateLimits(registry.all().flatMap((target) => [...target.methods.values()]), config.proxies, redisState !== null);
+    // rate-limiter-flexible loads only when some limit is configured, and then at start.
+    if (configuredLimits().length > 0) await rateLimits.load();
     const inFlight = new InFlightCounter();
     // getStatus also says where session data lives, and how much the in-memory store holds.
     const sessionStoreStatus = () => ({ kind: core.sessionStore.kind, ...sessionStores.memory?.size });
     if (dev) {
       addDevServerTargets(registry, core, {
-        runtimeStatus: () => ({ ...runtime.status(), sessionStore: sessionStoreStatus() }),
+        runtimeStatus: () => ({ ...runtime.status(), sessionStore: sessionStoreStatus(), rateLimits: configuredLimits() }),
         inFlight: () => inFlight.snapshot(),
         cluster: options.cluster,
       });
@@ -257,11 +263,11 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     // CORS for `server.allowedOrigins` on these two only: every other route is for this origin.
     await app.register(async (scope) => {
       answerCors(scope, { allowedOrigins: config.allowedOrigins, methods: ["POST"] });
-      await scope.register(rpcRoutes, { ...core, runtime });
+      await scope.register(rpcRoutes, { ...core, runtime, rateLimits });
     });
     await app.register(async (scope) => {
       answerCors(scope, { allowedOrigins: config.allowedOrigins, methods: PROXY_METHODS });
-      await scope.register(proxyRoutes, core);
+      await scope.register(proxyRoutes, { ...core, rateLimits });
     });
     await app.register(serverRouteHandlers, core);
     await app.register(healthRoutes, { readiness });

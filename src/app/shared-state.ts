@@ -5,6 +5,7 @@
  */
 import type { ResolvedConfig } from "../config/resolve.js";
 import type { Target } from "../discovery/registry.js";
+import { resolveRateLimits, type ResolvedRateLimit } from "../discovery/policy.js";
 import type { Logger } from "../log/logger.js";
 import type { RedisState } from "../state/redis-state.js";
 
@@ -34,5 +35,21 @@ export function warnDeploymentScopeWithoutRedis(targets: Target[], config: Resol
   log.warn(
     { methods },
     `concurrencyScope "deployment" needs server.redis: without it maxConcurrency counts each process's calls only (${methods.join(", ")})`,
+  );
+}
+
+/**
+ * The same for `rateLimit` with `scope: "deployment"`, of methods and proxy aliases: without
+ * Redis each process counts its own calls, so N processes admit up to N × points.
+ */
+export function warnRateLimitScopeWithoutRedis(targets: Target[], config: ResolvedConfig, log: Logger): void {
+  if (config.redis) return;
+  const deploymentWide = (limits: readonly ResolvedRateLimit[] | undefined) => limits?.some((limit) => limit.scope === "deployment") === true;
+  const methods = targets.flatMap((target) => [...target.methods.values()].filter((entry) => deploymentWide(entry.policy.rateLimit)).map((entry) => entry.key));
+  for (const [alias, proxy] of config.proxies) if (deploymentWide(resolveRateLimits(proxy.rateLimit))) methods.push(`proxy/${alias}`);
+  if (methods.length === 0) return;
+  log.warn(
+    { methods },
+    `rateLimit scope "deployment" needs server.redis: without it each process counts its own calls (${methods.join(", ")})`,
   );
 }

@@ -4,7 +4,8 @@
  * 300 ms, factor 2, cap 10 s), `Retry-After` in seconds or HTTP-date form capped at
  * 60 s. POST and PATCH are retried only on 429 and 503, the answers that say the server
  * did not run them (not a 503 SESSION_STORE_UNAVAILABLE); network errors only for
- * idempotent methods, where sending twice is harmless.
+ * idempotent methods, where sending twice is harmless. A rate limit's 429 that asks for a
+ * longer wait than the cap is not retried at all.
  */
 
 import { parseHttpDate } from "./http-date.js";
@@ -48,12 +49,32 @@ export function backoffDelay(retryIndex: number, random: () => number): number {
  * past means now. A value the server did not mean as a wait must not become "at once".
  */
 export function retryAfterDelay(header: string | null, now: number): number | undefined {
+  const wait = requestedWait(header, now);
+  return wait === undefined ? undefined : Math.min(wait, RETRY_AFTER_CAP_MS);
+}
+
+/** The wait `Retry-After` asks for, uncapped. */
+function requestedWait(header: string | null, now: number): number | undefined {
   if (header === null) return undefined;
   const value = header.trim();
-  if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_CAP_MS);
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
   const date = parseHttpDate(value, now);
   if (date === undefined) return undefined;
-  return Math.min(Math.max(date - now, 0), RETRY_AFTER_CAP_MS);
+  return Math.max(date - now, 0);
+}
+
+/** The server's rate limits: their `Retry-After` is when a call is admitted again, and not before. */
+const RATE_LIMITED = new Set(["RPC_RATE_LIMITED", "PROXY_RATE_LIMITED"]);
+
+/**
+ * True for a rate limit's refusal that asks for longer than the cap: a retry after the
+ * capped wait would be refused for sure, so the caller gets the 429 at once rather than
+ * after a minute of hanging.
+ */
+export function refusedBeyondCap(code: string | undefined, header: string | null, now: number): boolean {
+  if (code === undefined || !RATE_LIMITED.has(code)) return false;
+  const wait = requestedWait(header, now);
+  return wait !== undefined && wait > RETRY_AFTER_CAP_MS;
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */

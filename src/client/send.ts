@@ -7,7 +7,7 @@
  */
 import { readErrorBody } from "./body.js";
 import { httpErrorFrom, TimeoutError, type HttpError } from "./errors.js";
-import { backoffDelay, isIdempotent, isRetryableStatus, retryAfterDelay } from "./retry.js";
+import { backoffDelay, isIdempotent, isRetryableStatus, refusedBeyondCap, retryAfterDelay } from "./retry.js";
 
 export interface Timing {
   /** Waits between attempts; must reject with the signal's reason when it aborts. */
@@ -44,6 +44,7 @@ export async function sendWithRetries<T>(attempt: Attempt, readOk: ReadOk<T>, ma
       continue;
     }
     if (outcome.ok || retry >= maxRetries || !isRetryableStatus(outcome.error.status, attempt.method, outcome.error.code)) return outcome;
+    if (refusedBeyondCap(outcome.error.code, outcome.retryAfter, Date.now())) return outcome;
     const delay = retryAfterDelay(outcome.retryAfter, Date.now()) ?? backoffDelay(retry, () => timing.random());
     await pause(delay, attempt.signal, timing);
   }

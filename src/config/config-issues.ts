@@ -14,6 +14,9 @@ export interface SchemaIssue {
   readonly path: ReadonlyArray<PropertyKey>;
   readonly message: string;
   readonly keys?: readonly string[];
+  /** `invalid_union`: each option's own issues, paths relative to the union. */
+  readonly errors?: ReadonlyArray<readonly SchemaIssue[]>;
+  readonly expected?: string;
 }
 
 /** A zod (or zod/mini) schema, read through its definition only. */
@@ -38,9 +41,29 @@ export function describeIssues(schema: unknown, issues: readonly SchemaIssue[], 
         return `${at([...issue.path, key])}: unknown key${near === undefined ? "" : `; did you mean "${near}"?`}`;
       });
     }
+    if (issue.code === "invalid_union" && issue.errors) {
+      const described = describeUnion(issue.errors);
+      if (described) return described.flatMap((inner) => describeIssues(schema, [{ ...inner, path: [...issue.path, ...inner.path] }], base));
+    }
     // "Invalid input: expected number, received string" says no more than its second half.
     return [`${at(issue.path)}: ${issue.message.replace(/^Invalid input: (?=.)/, "")}`];
   });
+}
+
+/**
+ * zod answers a value no option of a union took with a bare "Invalid input". An option whose
+ * only issue is the value's type at its root is not what the author meant: when one option
+ * is left, its own issues say what is wrong (`rateLimit.key: Invalid option`); when none
+ * is, one line names the types that would do. Undefined: several options remain.
+ */
+function describeUnion(options: ReadonlyArray<readonly SchemaIssue[]>): readonly SchemaIssue[] | undefined {
+  const wrongType = (issues: readonly SchemaIssue[]) => issues.length === 1 && issues[0]!.code === "invalid_type" && issues[0]!.path.length === 0;
+  const meant = options.filter((issues) => !wrongType(issues));
+  if (meant.length === 1) return meant[0];
+  if (meant.length > 0) return undefined;
+  const expected = [...new Set(options.map((issues) => issues[0]!.expected).filter((type) => type !== undefined))];
+  const received = /received (\w+)/.exec(options[0]?.[0]?.message ?? "")?.[1];
+  return [{ code: "invalid_type", path: [], message: `expected ${expected.join(" or ")}${received ? `, received ${received}` : ""}` }];
 }
 
 /** The keys the object schema found at `path` takes, or undefined when the path leads to no object. */

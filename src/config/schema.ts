@@ -52,10 +52,34 @@ const verifierContextSchema = z.strictObject({
   mode: z.optional(z.enum(["all", "any"])),
 });
 
+/**
+ * One rate limit (README "Runtime protections", "Rate limits"): `points` calls per
+ * `durationMs` window for each caller `key` names. A deployment-wide window is counted by
+ * Redis, which expires keys in whole seconds at the least: it must be at least 1 s long.
+ */
+const rateLimitSchema = z
+  .strictObject({
+    points: positiveInt,
+    durationMs: timerMs,
+    key: z.enum(["session", "user", "ip", "global"]),
+    scope: z.optional(z.enum(["process", "deployment"])),
+  })
+  .check(
+    z.refine((limit) => limit.scope !== "deployment" || limit.durationMs >= 1000, {
+      message: 'must be at least 1000 ms with scope "deployment"',
+      path: ["durationMs"],
+    }),
+  );
+
+/** One limit, or a list that must all pass. */
+export const rateLimitsSchema = z.union([rateLimitSchema, z.array(rateLimitSchema).check(z.minLength(1, "must list at least one limit"))]);
+
 const proxySchema = z.strictObject({
   baseUrl: httpUrl,
   headers: z.optional(z.record(z.string(), z.string())),
   timeoutMs: z.optional(timerMs),
+  /** Per alias, checked before the request body is read (docs/proxy.md "Rate limits"). */
+  rateLimit: z.optional(rateLimitsSchema),
   auth: z.optional(
     z.strictObject({
       enabled: z.optional(z.boolean()),
@@ -185,7 +209,7 @@ export const configSchema = z.strictObject({
           store: z.optional(z.strictObject({ maxEntries: z.optional(positiveInt), maxBytes: z.optional(positiveInt) })),
         }),
       ),
-      /** Shared state: session data, circuit breakers and deployment-wide concurrency for every process using this Redis. */
+      /** Shared state: session data, circuit breakers, deployment-wide concurrency and rate limits for every process using this Redis. */
       redis: z.optional(
         z.strictObject({
           url: z.string().check(z.regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")),
@@ -251,6 +275,8 @@ const runtimeFields = {
   /** Whose calls `maxConcurrency` counts: this process's, or every process's sharing `server.redis`. */
   concurrencyScope: z.optional(z.enum(["process", "deployment"])),
   circuitBreaker: z.optional(circuitBreakerSchema),
+  /** Calls per window, per session, user, address or for everyone (README "Rate limits"). */
+  rateLimit: z.optional(rateLimitsSchema),
 };
 
 const standardSchema = z.custom<unknown>(isStandardSchema, "must be a Standard Schema v1 validator (zod 3.24+, valibot 1, arktype 2…)");
@@ -317,6 +343,7 @@ export type AppConfigFile = z.output<typeof configSchema>;
 export type JwtSettings = z.output<typeof jwtSettingsSchema>;
 export type VerifierContext = z.output<typeof verifierContextSchema>;
 export type ProxyConfig = z.output<typeof proxySchema>;
+export type RateLimitSettings = z.output<typeof rateLimitSchema>;
 export type IsolationSettings = z.output<typeof isolationSchema>;
 export type RpcDefaults = z.output<typeof rpcDefaultsSchema>;
 export type HeadersConfig = z.output<typeof headersSchema>;

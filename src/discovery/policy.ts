@@ -45,6 +45,31 @@ export interface RuntimePolicyFields {
    */
   concurrencyScope?: ConcurrencyScope;
   circuitBreaker?: CircuitBreakerPolicy;
+  /** One limit, or several that must all pass (README "Rate limits"). */
+  rateLimit?: RateLimit | readonly RateLimit[];
+}
+
+/**
+ * `points` calls per `durationMs`, counted per method for each caller `key` names: the
+ * session, the user (`ctx.user.sub`, else the session, else the address), the client
+ * address (by the `trustProxy` rules), or everyone at once.
+ */
+export interface RateLimit {
+  points: number;
+  durationMs: number;
+  key: RateLimitKey;
+  /** `"deployment"`: counted by every process sharing `server.redis`. Default `"process"`. */
+  scope?: ConcurrencyScope;
+}
+
+export type RateLimitKey = "session" | "user" | "ip" | "global";
+
+/** A limit with its scope decided, as the request path reads it. */
+export interface ResolvedRateLimit {
+  readonly points: number;
+  readonly durationMs: number;
+  readonly key: RateLimitKey;
+  readonly scope: ConcurrencyScope;
 }
 
 export type ConcurrencyScope = "process" | "deployment";
@@ -105,6 +130,8 @@ export interface ResolvedPolicy {
   input: StandardSchemaV1 | null;
   output: StandardSchemaV1 | null;
   errors: DeclaredErrors | null;
+  /** Undefined when the method has none: the gateway then skips the step altogether. */
+  rateLimit: readonly ResolvedRateLimit[] | undefined;
 }
 
 export const DEFAULT_BREAKER_THRESHOLD = 5;
@@ -158,7 +185,15 @@ export function resolvePolicy(policy: MethodPolicy | undefined, defaults: RpcSet
     input: policy?.input ?? null,
     output: policy?.output ?? null,
     errors: declaredErrorsOf(policy?.errors),
+    rateLimit: resolveRateLimits(runtime.rateLimit),
   };
+}
+
+/** The one list the request path reads, frozen: a method's and a proxy alias's alike. */
+export function resolveRateLimits(value: RateLimit | readonly RateLimit[] | undefined): readonly ResolvedRateLimit[] | undefined {
+  if (value === undefined) return undefined;
+  const list = Array.isArray(value) ? (value as readonly RateLimit[]) : [value as RateLimit];
+  return Object.freeze(list.map(({ points, durationMs, key, scope }) => Object.freeze({ points, durationMs, key, scope: scope ?? "process" })));
 }
 
 function pickRuntimeFields(policy: MethodPolicy | undefined): RuntimePolicyFields {
@@ -171,5 +206,6 @@ function pickRuntimeFields(policy: MethodPolicy | undefined): RuntimePolicyField
   if (policy.concurrencyKey !== undefined) out.concurrencyKey = policy.concurrencyKey;
   if (policy.concurrencyScope !== undefined) out.concurrencyScope = policy.concurrencyScope;
   if (policy.circuitBreaker !== undefined) out.circuitBreaker = policy.circuitBreaker;
+  if (policy.rateLimit !== undefined) out.rateLimit = policy.rateLimit;
   return out;
 }

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   RPC_AUTH_FAILED: { status: 401, message: "Verification failed" },
   RPC_CIRCUIT_OPEN: { status: 503, message: "Circuit breaker is open" },
   RPC_QUEUE_FULL: { status: 429, message: "Too many queued calls" },
+  RPC_RATE_LIMITED: { status: 429, message: "Too many calls: over this method's rate limit" },
   RPC_TIMEOUT: { status: 504, message: "Method timed out" },
   RPC_INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   RPC_WORKER_CRASHED: { status: 500, message: "Isolated worker crashed" },
@@ -36,6 +37,7 @@ export const ERROR_CODES = {
   PROXY_UPSTREAM_TIMEOUT: { status: 504, message: "Upstream did not answer in time" },
   PROXY_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed through the proxy" },
   PROXY_HEADERS_TOO_LARGE: { status: 431, message: "Too many or too large request headers for the proxy" },
+  PROXY_RATE_LIMITED: { status: 429, message: "Too many requests: over this proxy's rate limit" },
 
   SESSION_DATA_TOO_LARGE: { status: 413, message: "Session data over its size limit; nothing was saved" },
   SESSION_STORE_UNAVAILABLE: { status: 503, message: "The session store cannot be reached" },

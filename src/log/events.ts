@@ -22,6 +22,8 @@ export interface ProxyEventRecord {
   alias: string | null;
   method: string;
   status: number;
+  /** The error code of a refused or failed request; undefined when it was forwarded and answered. */
+  code: string | undefined;
   durationMs: number;
 }
 

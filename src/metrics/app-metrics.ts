@@ -24,6 +24,8 @@
  *   app_http_requests_in_flight                    gauge
  *   app_proxy_requests_total{alias,status}         counter
  *   app_proxy_duration_seconds{alias}              histogram, arrival to the end of the answer
+ *   app_rate_limited_total{kind,id,method}         counter, calls a rate limit refused (a proxy
+ *                                                  alias's: kind "proxy", id the alias, method "")
  *   plus prom-client's process and Node.js defaults.
  *
  * Counts and histograms are read from the cells at scrape time (./collected.ts), gauges
@@ -76,6 +78,7 @@ export function createAppMetrics(sources: MetricsSources): Registry {
   counter("app_rpc_stream_bytes_total", "Body bytes written by streaming answers (events, pings, terminal records)", calls.streamBytes);
   counter("app_proxy_requests_total", "Proxied requests by alias and answer status", calls.proxyRequests);
   histogram("app_proxy_duration_seconds", "Proxied request duration from arrival to the end of the answer", calls.proxyDurations);
+  counter("app_rate_limited_total", "Calls refused by a rate limit, by method (a proxy alias: kind \"proxy\", id the alias)", calls.rateLimited);
 
   const queue = (name: string, help: string, field: "active" | "queued") =>
     new Gauge({

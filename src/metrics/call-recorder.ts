@@ -31,6 +31,8 @@ export class CallRecorder {
   readonly streamBytes = new CountSeries(METHOD_LABELS);
   readonly proxyRequests = new CountSeries(["alias", "status"]);
   readonly proxyDurations = new HistogramSeries(["alias"], PROXY_BUCKETS);
+  /** Calls a rate limit refused, by method; a proxy alias's as kind `proxy`, id the alias, method "". */
+  readonly rateLimited = new CountSeries(METHOD_LABELS);
   readonly #methods: MethodRegistry;
   readonly #proxyAliases: ReadonlySet<string>;
 
@@ -50,6 +52,7 @@ export class CallRecorder {
     const labels = [kind, id, method];
     this.calls.cell([kind, id, method, code]).value += 1;
     this.durations.cell(labels).observe(seconds);
+    if (code === "RPC_RATE_LIMITED") this.rateLimited.cell(labels).value += 1;
     // Only a stream that opened has a size: a streaming call refused before it is a plain call.
     if (record.events === undefined) return;
     this.streamsEnded.cell([kind, id, method, code]).value += 1;
@@ -62,5 +65,6 @@ export class CallRecorder {
     const alias = record.alias !== null && this.#proxyAliases.has(record.alias) ? record.alias : UNKNOWN;
     this.proxyRequests.cell([alias, String(record.status)]).value += 1;
     this.proxyDurations.cell([alias]).observe(record.durationMs / 1000);
+    if (record.code === "PROXY_RATE_LIMITED") this.rateLimited.cell(["proxy", alias, ""]).value += 1;
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The proxy: `/proxy/<alias>/<path>?<query>` (docs/proxy.md). The first failing
  * check answers, in this order:
- *   method → session → CSRF → alias → path → headers → verifiers → forward (502 / 504)
+ *   method → session → CSRF → alias → path → rate limits → headers → verifiers → `user`
+ *     rate limits → forward (502 / 504)
  * and every request logs exactly one event: `proxy.complete`, `proxy.error` or
  * `proxy.rejected`.
  */
@@ -9,7 +10,9 @@ import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { readSessionCookie } from "../auth/session-cookie.js";
 import type { ResolvedConfig } from "../config/resolve.js";
-import { errorOf } from "../errors/http-error.js";
+import { errorOf, type HttpError } from "../errors/http-error.js";
+import { resolveRateLimits } from "../discovery/policy.js";
+import { userSubOf, type RateLimits, type RateLimitStep } from "../runtime/rate-limit.js";
 import type { ErrorCode } from "../errors/codes.js";
 import { sendError, sendRawError } from "../http/send-error.js";
 import type { EventListeners } from "../log/events.js";
@@ -47,6 +50,8 @@ export interface ProxyRouteOptions extends ProxyAuthDeps {
   config: Pick<ResolvedConfig, "proxies" | "trustProxy" | "jwt" | "traceContext">;
   sessionChecks: SessionCheck;
   events: EventListeners;
+  /** The counters of aliases with a `rateLimit` (docs/proxy.md "Rate limits"). */
+  rateLimits: RateLimits;
 }
 
 export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptions): Promise<void> {
@@ -55,6 +60,12 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
   const sessions = options.sessionChecks;
   const trustTraceContext = options.config.traceContext.trustIncoming;
   app.addHook("onClose", async () => upstreams.close());
+  // Decided once: an alias without a `rateLimit` has no step.
+  const limitsByAlias = new Map<string, RateLimitStep>();
+  for (const [alias, proxy] of options.config.proxies) {
+    const limits = resolveRateLimits(proxy.rateLimit);
+    if (limits) limitsByAlias.set(alias, options.rateLimits.step(limits, `proxy/${alias}`, "PROXY_RATE_LIMITED"));
+  }
 
   // Request bodies are streamed upstream untouched: Fastify must not read them.
   app.removeAllContentTypeParsers();
@@ -80,6 +91,12 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     }
     const path = isSafeProxyPath(target.rawPath) ? upstreamPath(upstream.base, target.rawPath, target.query) : null;
     if (path === null) return reject(reply, event, "PROXY_BAD_PATH");
+    const limits = limitsByAlias.get(upstream.alias);
+    const sessionId = session.session.id;
+    if (limits?.early) {
+      const refused = await limits.check(false, sessionId, request.ip, null);
+      if (refused) return reject(reply, event, refused);
+    }
 
     const clientHeaders = upstreamRequestHeaders(request.raw, { trustProxy });
     if (clientHeaders === null) return reject(reply, event, "PROXY_HEADERS_TOO_LARGE", HEADER_LIMITS);
@@ -98,6 +115,11 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
       if (!passed) return reject(reply, event, "PROXY_AUTH_FAILED");
       verifierNames = changedNames(before, state.headers);
     }
+    if (limits?.late) {
+      // A verifier such as `jwt` puts the caller's claims on `req.user`.
+      const refused = await limits.check(true, sessionId, request.ip, userSubOf((request.raw as { user?: unknown }).user));
+      if (refused) return reject(reply, event, refused);
+    }
     applyStaticHeaders(state.headers, upstream.staticHeaders);
 
     reply.hijack();
@@ -114,8 +136,9 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     return reply;
   }
 
-  function reject(reply: FastifyReply, event: ProxyEvent, code: ErrorCode, details?: Record<string, unknown>): FastifyReply {
-    const error = errorOf(code, details);
+  function reject(reply: FastifyReply, event: ProxyEvent, refusal: ErrorCode | HttpError, details?: Record<string, unknown>): FastifyReply {
+    const error = typeof refusal === "string" ? errorOf(refusal, details) : refusal;
+    const code = error.code;
     logEvent("proxy.rejected", event, error.status, code);
     // Refused before forwarding: an upload is never read (the sender closes the connection
     // once the client has the answer, unless the body is small enough to drain).
@@ -153,7 +176,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     event.trace.end(status, code);
     const listeners = options.events.proxy;
     if (listeners.length === 0) return;
-    const record = { event: name, alias: event.alias, method: event.method, status, durationMs };
+    const record = { event: name, alias: event.alias, method: event.method, status, code, durationMs };
     for (const listener of listeners) listener(record);
   }
 

@@ -1,8 +1,9 @@
 /**
  * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
  * each step its own module, the first failing step answers (README "Error codes"):
- *   route → target → session, CSRF, origin (the session's data loading meanwhile)
- *     → bounded body → verifiers → stream mode → input (only for a policy that declares one)
+ *   route → target → session, CSRF, origin → rate limits (the session's data loading
+ *     from here) → bounded body → verifiers → `user` rate limits → stream mode → input
+ *     (only for a policy that declares one)
  *     → runtime (breaker → queue → executor, inline or isolated, buffered or streaming
  *        → session data saved) → answer (JSON, or a stream's terminal record) + one log event.
  */
@@ -11,6 +12,7 @@ import { errorOf } from "../errors/http-error.js";
 import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-contexts.js";
 import { CallLifetime, ClientGoneError } from "../runtime/call-lifetime.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
+import { userSubOf, type RateLimits } from "../runtime/rate-limit.js";
 import type { SessionCheck } from "../auth/session-cache.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/verifier-types.js";
@@ -56,6 +58,8 @@ export interface RpcRouteOptions {
    */
   facade: CoreFacade;
   runtime: RpcRuntime;
+  /** The counters of methods with a `rateLimit` (README "Rate limits"). */
+  rateLimits: RateLimits;
   /** Where `ctx.session`'s data lives (README "Session data"). */
   sessionStore: SessionStore;
 }
@@ -120,6 +124,13 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       // function that never settles is bounded like a verifier.
       const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
+      // Before the session's data or the body is touched, so that a refusal costs no more
+      // than a refusal; a method without a `rateLimit` has no step here at all.
+      const limits = entry.policy.rateLimit && options.rateLimits.step(entry.policy.rateLimit, entry.key, "RPC_RATE_LIMITED");
+      if (limits?.early) {
+        const refused = await limits.check(false, access.session?.id ?? null, request.ip, null);
+        if (refused) throw refused;
+      }
       // The session's data is loaded while the body arrives; awaited before the method runs.
       const opening = access.session ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes) : null;
       if (opening instanceof Promise) opening.catch(() => {});
@@ -148,6 +159,10 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
             ),
           )
         : null;
+      if (limits?.late) {
+        const refused = await limits.check(true, access.session?.id ?? null, request.ip, userSubOf(user));
+        if (refused) throw refused;
+      }
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
       let args = body.args;
       if (entry.policy.input) {

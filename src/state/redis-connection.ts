@@ -1,7 +1,7 @@
 /**
  * This process's connection to the Redis of `server.redis` (README "Configuration";
  * docs/deployment.md "Shared state and Redis"). Everything shared goes through it: session
- * data, circuit breakers, deployment-wide concurrency slots.
+ * data, circuit breakers, deployment-wide concurrency slots and rate limits.
  *
  * It fails fast rather than waits: while disconnected a command is refused at once (no
  * offline queue), one that gets no answer within `commandTimeoutMs` fails, and either maps

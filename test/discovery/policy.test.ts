@@ -46,4 +46,35 @@ describe("policy", () => {
     expect(() => resolve({ auth: true })).toThrow(/policy\.m\.auth/);
     expect(() => resolve({ auth: { required: true } })).toThrow(/policy\.m\.auth/);
   });
+
+  it("takes rateLimit as one limit or a list, in runtime or flat, with the scope defaulted to the process", () => {
+    expect(resolve({}).rateLimit).toBeUndefined();
+    expect(resolve({ runtime: { rateLimit: { points: 5, durationMs: 1_000, key: "session" } } }).rateLimit).toEqual([{ points: 5, durationMs: 1_000, key: "session", scope: "process" }]);
+    expect(resolve({ rateLimit: [{ points: 5, durationMs: 1_000, key: "ip" }, { points: 100, durationMs: 60_000, key: "global", scope: "deployment" }] }).rateLimit).toEqual([
+      { points: 5, durationMs: 1_000, key: "ip", scope: "process" },
+      { points: 100, durationMs: 60_000, key: "global", scope: "deployment" },
+    ]);
+  });
+
+  it("refuses a bad rateLimit with a line naming the field and what is wrong", () => {
+    const problem = (rateLimit: unknown) => {
+      try {
+        resolve({ runtime: { rateLimit } });
+      } catch (error) {
+        return (error as Error).message.replace(/^f\.server\.mjs: /, "");
+      }
+      return "accepted";
+    };
+    expect(problem({ points: 0, durationMs: 1_000, key: "ip" })).toBe("policy.m.runtime.rateLimit.points: Too small: expected number to be >0");
+    expect(problem({ points: 1.5, durationMs: 1_000, key: "ip" })).toBe("policy.m.runtime.rateLimit.points: expected int, received number");
+    expect(problem({ points: 1, durationMs: 1_000, key: "sesion" })).toBe('policy.m.runtime.rateLimit.key: Invalid option: expected one of "session"|"user"|"ip"|"global"');
+    expect(problem({ points: 1, key: "ip" })).toBe("policy.m.runtime.rateLimit.durationMs: expected number, received undefined");
+    expect(problem({ points: 1, durationMs: 1_000, key: "ip", scope: "host" })).toBe('policy.m.runtime.rateLimit.scope: Invalid option: expected one of "process"|"deployment"');
+    expect(problem({ points: 1, durationMs: 1_000, key: "ip", duration: 5 })).toBe('policy.m.runtime.rateLimit.duration: unknown key; did you mean "durationMs"?');
+    expect(problem([{ points: 1, durationMs: 1_000, key: "ip" }, { points: 1, durationMs: 500, key: "global", scope: "deployment" }])).toBe(
+      'policy.m.runtime.rateLimit.1.durationMs: must be at least 1000 ms with scope "deployment"',
+    );
+    expect(problem([])).toBe("policy.m.runtime.rateLimit: must list at least one limit");
+    expect(problem("10/s")).toBe("policy.m.runtime.rateLimit: expected object or array, received string");
+  });
 });

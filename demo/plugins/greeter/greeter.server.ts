@@ -33,8 +33,9 @@ export const policy: Record<string, MethodPolicy> = {
     input: GreetInput,
     errors: { NOBODY_TO_GREET: { status: 422, message: "Nobody is called that" } },
   },
-  // Streaming: answers events as it goes (README "Streaming answers").
-  tell: { runtime: { streaming: true, timeoutMs: 20_000 } },
+  // Streaming: answers events as it goes (README "Streaming answers"). Like a chat model's
+  // turn it spends a budget, so each viewer gets 5 stories a minute (README "Rate limits").
+  tell: { runtime: { streaming: true, timeoutMs: 20_000, rateLimit: { points: 5, durationMs: 60_000, key: "session" } } },
 };
 
 export function ping(): { pong: true; at: string } {
