@@ -2,7 +2,7 @@
  * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
  * each step its own module, the first failing step answers (README "Error codes"):
  *   route → target → session, CSRF, origin (the session's data loading meanwhile)
- *     → bounded body → verifiers → stream mode
+ *     → bounded body (JSON, or multipart with files) → verifiers → stream mode
  *     → runtime (breaker → queue → executor, inline or isolated, buffered or streaming
  *        → session data saved) → answer (JSON, or a stream's terminal record) + one log event.
  */
@@ -23,7 +23,8 @@ import type { Logger } from "../log/logger.js";
 import type { SecretMask } from "../log/mask-secrets.js";
 import { checkAccess } from "./access.js";
 import { answerError, answerResult, type AnswerOptions } from "./answer.js";
-import { parseRpcBody, readBoundedBody } from "./body.js";
+import { readCallBody } from "./multipart-body.js";
+import { CallFiles } from "../runtime/call-files.js";
 import { startCall } from "../runtime/call.js";
 import { checkStreamMode, resolveInDevMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
@@ -95,6 +96,8 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
     // Ended here when the client goes away, and by its own timer when the call's timeout
     // passes; `ctx.signal` follows it.
     const lifetime = new CallLifetime();
+    // Its uploads and temporary folder: no disk is touched until a call needs it.
+    const files = new CallFiles();
     let stream: NdjsonStream | null = null;
     const res = reply.raw;
     res.on("close", () => {
@@ -122,7 +125,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       // The session's data is loaded while the body arrives; awaited before the method runs.
       const opening = access.session ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes) : null;
       if (opening instanceof Promise) opening.catch(() => {});
-      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, lifetime));
+      const body = await readCallBody(request.raw, entry.policy, lifetime, files);
       const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
       call.contextId = resolved.name;
       // Most calls are session-only with no verifier context: no verifier step to run.
@@ -166,11 +169,14 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         res,
         lifetime,
         stream,
+        files,
       });
+      await files.dispose();
       answerResult(reply, call, result, answer, stream);
     } catch (error) {
       // Refused before the method ran: nothing is left for the timer to bound.
       if (call.phase === "check") lifetime.dispose();
+      await files.dispose();
       answerError(reply, call, error, answer, stream);
     }
     return reply;

@@ -9,6 +9,7 @@ import type { ItemSecure } from "../config/secure-config.js";
 import type { CallLifetime } from "./call-lifetime.js";
 import { notStreaming, type StreamSink } from "./stream-sink.js";
 import type { CallSession, SessionTransfer } from "../state/call-session.js";
+import type { CallFiles } from "./call-files.js";
 
 /** Everything the runtime needs to run one checked call. */
 export interface Invocation {
@@ -32,6 +33,8 @@ export interface Invocation {
   lifetime: CallLifetime;
   /** A streaming method's events go here; null for buffered methods. */
   stream: StreamSink | null;
+  /** Its uploads and temporary folder (README "Files and binary data"); the testing kit may leave it out. */
+  files?: CallFiles | undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** What crosses the thread boundary for one isolated call, both ways. */
 import type { IsolatedContextData } from "./invocation.js";
+import type { UploadTransfer } from "./uploaded-file.js";
 
 export interface IsolatedTask {
   file: string;
@@ -9,8 +10,10 @@ export interface IsolatedTask {
   moduleVersions: ReadonlyArray<[string, number]> | undefined;
   method: string;
   context: IsolatedContextData;
-  /** `ctx.args`, serialised by `packIsolatedArgs`. */
+  /** `ctx.args`, serialised by `packIsolatedArgs` with each upload left as null. */
   args: Uint8Array;
+  /** The uploads and where they go in `args`: rebuilt as UploadedFile, reading the same temporary files. */
+  uploads: UploadTransfer[] | undefined;
   /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker.
    * The worker sends one back when it takes the task, so the pool knows it left the queue. */
   abortPort: import("node:worker_threads").MessagePort;

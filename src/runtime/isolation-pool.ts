@@ -85,6 +85,7 @@ export class IsolationPool {
           method: entry.name,
           context: isolatedContext(invocation),
           args,
+          uploads: invocation.files?.hasFiles ? invocation.files.transfers() : undefined,
           abortPort: port2,
           emitPort: emits?.port2,
         },

@@ -73,7 +73,7 @@ export class RpcRuntime {
       : null;
     // Arguments an isolated method cannot receive are the caller's fault: refused here,
     // before the breaker, the queue or a worker sees the call.
-    const isolatedArgs = isIsolated(entry) ? packIsolatedArgs(invocation.args) : null;
+    const isolatedArgs = isIsolated(entry) ? packIsolatedArgs(invocation.args, invocation.files?.placements()) : null;
     // A shared breaker answers at once unless it has a trial to claim from its store.
     let isTrial = breaker ? breaker.admit() : false;
     if (typeof isTrial !== "boolean") isTrial = await isTrial;
