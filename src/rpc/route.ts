@@ -25,6 +25,8 @@ import { checkAccess } from "./access.js";
 import { answerError, answerResult, type AnswerOptions } from "./answer.js";
 import { readCallBody } from "./multipart-body.js";
 import { CallFiles } from "../runtime/call-files.js";
+import { FileResult } from "../plugin-api/file-result.js";
+import { answerFile } from "./file-answer.js";
 import { startCall } from "../runtime/call.js";
 import { checkStreamMode, resolveInDevMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
@@ -171,8 +173,9 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         stream,
         files,
       });
+      if (result instanceof FileResult) await answerFile(reply, call, result, answer, target.dir, files);
       await files.dispose();
-      answerResult(reply, call, result, answer, stream);
+      if (!(result instanceof FileResult)) answerResult(reply, call, result, answer, stream);
     } catch (error) {
       // Refused before the method ran: nothing is left for the timer to bound.
       if (call.phase === "check") lifetime.dispose();

@@ -86,6 +86,12 @@ class InlineContext implements RpcContext {
     return this.#invocation.lifetime.signal;
   }
 
+  /** The call's temporary folder, removed when the call ends (after a file answer from it is sent). */
+  tempDir(): Promise<string> {
+    const { files } = this.#invocation;
+    return files ? files.dir() : Promise.reject(new Error("ctx.tempDir() is not available here"));
+  }
+
   /** Made on first use, like `signal` and `log` (README "Server methods"). */
   get session(): RpcSession | null {
     return this.#invocation.session?.view ?? null;

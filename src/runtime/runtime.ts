@@ -22,6 +22,7 @@ import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
 import { toSerialized, type SerializedResult } from "./serialized-result.js";
+import { FileResult } from "../plugin-api/file-result.js";
 import { CountSeries, type CountCell } from "../core/series.js";
 import type { CallSession } from "../state/call-session.js";
 import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
@@ -65,7 +66,7 @@ export class RpcRuntime {
     }
   }
 
-  async run(invocation: Invocation): Promise<SerializedResult> {
+  async run(invocation: Invocation): Promise<SerializedResult | FileResult> {
     const { entry, call, lifetime } = invocation;
     const { policy } = entry;
     const breaker = policy.circuitBreaker
@@ -119,7 +120,8 @@ export class RpcRuntime {
       const saving = session?.save();
       if (saving) await lifetime.race((finishing = saving));
       // Serialised here, not in the answer, so that a bad result counts for the breaker.
-      const result = toSerialized(value);
+      // A file answer is sent by the gateway as it is.
+      const result = value instanceof FileResult ? value : toSerialized(value);
       breaker?.record("success", isTrial);
       return result;
     } catch (error) {
