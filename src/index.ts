@@ -11,6 +11,7 @@ export type { TraceContext } from "./tracing/trace-context.js";
 export type { SessionStore, SessionChanges } from "./state/session-store.js";
 export type { MethodPolicy, PublicCheck, PublicCheckInput, CircuitBreakerPolicy, FilesPolicy } from "./discovery/policy.js";
 export type { UploadedFile } from "./runtime/uploaded-file.js";
+export type { FileResult, FileOptions } from "./plugin-api/file-result.js";
 export type { RpcVerifier, RpcVerifierInput, RpcVerifierResult, ProxyVerifier, ProxyVerifierInput, UpstreamState, VerifierResult } from "./auth/verifier-types.js";
 export { verifyProxyAuth } from "./proxy/verify-proxy-auth.js";
 export type { BootApi, ServerRouteHandler } from "./plugin-api/boot-api.js";
