@@ -6,7 +6,9 @@
  * temporary folder). Refused as early as the parser can tell: too large a file, too many,
  * a type outside `types`, a body over `maxBodyBytes`. Placeholders are resolved only
  * here: a JSON body holding `{"$file": 0}` is that object, nothing more.
- * The method starts once the last part is in.
+ * `args` comes first: the verifiers run on it (`admit`) before a byte of a file is read,
+ * so a caller they refuse never has its upload written anywhere. The method starts once
+ * the last part is in.
  */
 import type { IncomingMessage } from "node:http";
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
@@ -28,18 +30,21 @@ export function isMultipart(contentType: string | undefined): boolean {
  * multipart (415); with it, a JSON body is still bounded by the server's JSON limit, not
  * by the files' `maxBodyBytes`.
  */
-export function readCallBody(req: IncomingMessage, policy: ResolvedPolicy, lifetime: CallLifetime, files: CallFiles): Promise<RpcBody> {
+/** Checks a multipart call's body as soon as its `args` part is in; resolves once admitted. */
+export type Admit = (body: RpcBody) => Promise<unknown> | null;
+
+export function readCallBody(req: IncomingMessage, policy: ResolvedPolicy, lifetime: CallLifetime, files: CallFiles, admit: Admit): Promise<RpcBody> {
   const multipart = isMultipart(req.headers["content-type"]);
   if (multipart && !policy.files) return Promise.reject(errorOf("RPC_FILES_NOT_ACCEPTED"));
   if (!multipart) return readBoundedBody(req, policy.files ? policy.files.argsMaxBytes : policy.maxBodyBytes, lifetime).then(parseRpcBody);
-  return readMultipartBody(req, policy, lifetime, files);
+  return readMultipartBody(req, policy, lifetime, files, admit);
 }
 
 function badMultipart(reason: string, message: string) {
   return errorOf("RPC_BAD_REQUEST", { reason }, message);
 }
 
-function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetime: CallLifetime, files: CallFiles): Promise<RpcBody> {
+function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetime: CallLifetime, files: CallFiles, admit: Admit): Promise<RpcBody> {
   const limits = policy.files!;
   const maxBodyBytes = policy.maxBodyBytes;
   const declared = req.headers["content-length"];
@@ -67,7 +72,9 @@ function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetim
   }
   return new Promise<RpcBody>((resolve, reject) => {
     let size = 0;
-    let argsText: string | undefined;
+    let body: RpcBody | undefined;
+    // Settles once the verifiers are done with `args`; file parts wait for it.
+    let admission: Promise<unknown> | undefined;
     let failed = false;
     const parts: BusboyFileStream[] = [];
     const seen = new Set<number>();
@@ -113,12 +120,19 @@ function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetim
     const onEnded = (reason: unknown) => fail(endedRead(reason));
 
     parser.on("field", (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-      if (name !== "args" || argsText !== undefined) return fail(badMultipart("bad-part", "A multipart call has one field, args, and file:<n> parts"));
+      if (name !== "args" || body !== undefined) return fail(badMultipart("bad-part", "A multipart call has one field, args, and file:<n> parts"));
       if (valueTruncated) return fail(errorOf("RPC_PAYLOAD_TOO_LARGE", { limit: limits.argsMaxBytes }));
-      argsText = value;
+      try {
+        body = parseRpcBody(Buffer.from(value, "utf8"));
+      } catch (error) {
+        return fail(error);
+      }
+      admission = Promise.resolve(admit(body));
+      admission.catch((error: unknown) => fail(error));
     });
     parser.on("file", (name: string, part: BusboyFileStream, filename: string | undefined, _encoding: string, mimeType: string) => {
       parts.push(part);
+      if (!admission) return fail(badMultipart("args-first", "The args part comes before the file parts"));
       const match = FILE_PART.exec(name);
       const index = match ? Number(match[1]) : -1;
       if (index < 0 || index >= limits.maxFiles || seen.has(index)) {
@@ -128,7 +142,8 @@ function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetim
       const type = partHadType ? mimeType : DEFAULT_FILE_TYPE;
       if (!fileTypeAllowed(type, limits.types)) return fail(errorOf("RPC_BAD_FILE_TYPE", { type: type.slice(0, 100), accepted: limits.types }));
       part.on("limit", () => fail(errorOf("RPC_FILE_TOO_LARGE", { limit: limits.maxFileBytes })));
-      const spool = files.spool(index, filename ?? "", type, part);
+      // Not a byte is read before the call is admitted: the part's buffer fills, then the parser waits.
+      const spool = admission.then(() => files.spool(index, filename ?? "", type, part));
       spool.catch((error: unknown) => fail(error));
       spooling.push(spool);
     });
@@ -137,12 +152,12 @@ function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetim
     parser.on("fieldsLimit", () => fail(badMultipart("bad-part", "A multipart call has one field, args, and file:<n> parts")));
     parser.on("error", () => fail(badMultipart("bad-multipart", "Malformed multipart body")));
     parser.on("finish", () => {
-      Promise.all(spooling).then(
+      Promise.all([admission, ...spooling]).then(
         () => {
           if (failed) return;
           cleanup();
           try {
-            resolve(resolvePlaceholders(argsText, files));
+            resolve(resolvePlaceholders(body, files));
           } catch (error) {
             failed = true;
             reject(error);
@@ -159,9 +174,8 @@ function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetim
 }
 
 /** The `args` field parsed as any JSON body, each `{"$file": n}` replaced by file n. */
-function resolvePlaceholders(argsText: string | undefined, files: CallFiles): RpcBody {
-  if (argsText === undefined) throw badMultipart("no-args", "A multipart call needs its args field");
-  const body = parseRpcBody(Buffer.from(argsText, "utf8"));
+function resolvePlaceholders(body: RpcBody | undefined, files: CallFiles): RpcBody {
+  if (body === undefined) throw badMultipart("no-args", "A multipart call needs its args field");
   const used = new Set<number>();
   const walk = (value: unknown, at: Array<string | number>): unknown => {
     if (value === null || typeof value !== "object") return value;

@@ -24,6 +24,7 @@ import type { SecretMask } from "../log/mask-secrets.js";
 import { checkAccess } from "./access.js";
 import { answerError, answerResult, type AnswerOptions } from "./answer.js";
 import { readCallBody } from "./multipart-body.js";
+import type { RpcBody } from "./body.js";
 import { CallFiles } from "../runtime/call-files.js";
 import { FileResult } from "../plugin-api/file-result.js";
 import { answerFile } from "./file-answer.js";
@@ -127,31 +128,37 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       // The session's data is loaded while the body arrives; awaited before the method runs.
       const opening = access.session ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes) : null;
       if (opening instanceof Promise) opening.catch(() => {});
-      const body = await readCallBody(request.raw, entry.policy, lifetime, files);
-      const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
-      call.contextId = resolved.name;
-      // Most calls are session-only with no verifier context: no verifier step to run.
-      const needsVerifiers = !access.isPublic && (!entry.policy.requireSession || contextHasVerifiers(resolved.context));
-      const user = needsVerifiers
-        ? await lifetime.race(
-            runRpcVerifiers(
-              {
-                reqId: call.requestId,
-                req: request.raw,
-                res,
-                contextId: body.contextId,
-                kind: entry.kind,
-                id: entry.id,
-                method: entry.name,
-                resolved,
-                requireSession: entry.policy.requireSession,
-              },
-              options.rpcVerifiers,
-              options.facade,
-              options.log,
-            ),
-          )
-        : null;
+      const verify = (body: RpcBody): Promise<unknown> | null => {
+        const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
+        call.contextId = resolved.name;
+        // Most calls are session-only with no verifier context: no verifier step to run.
+        const needsVerifiers = !access.isPublic && (!entry.policy.requireSession || contextHasVerifiers(resolved.context));
+        return needsVerifiers
+          ? lifetime.race(
+              runRpcVerifiers(
+                {
+                  reqId: call.requestId,
+                  req: request.raw,
+                  res,
+                  contextId: body.contextId,
+                  kind: entry.kind,
+                  id: entry.id,
+                  method: entry.name,
+                  resolved,
+                  requireSession: entry.policy.requireSession,
+                },
+                options.rpcVerifiers,
+                options.facade,
+                options.log,
+              ),
+            )
+          : null;
+      };
+      // A multipart call is verified once its `args` part is in, before a byte of its files is read.
+      let verifying: Promise<unknown> | null | undefined;
+      const body = await readCallBody(request.raw, entry.policy, lifetime, files, (args) => (verifying = verify(args)));
+      if (verifying === undefined) verifying = verify(body);
+      const user = verifying === null ? null : await verifying;
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
       const session = opening instanceof Promise ? await lifetime.race(opening) : opening;
       if (entry.policy.streaming) stream = new NdjsonStream(reply, lifetime, options.config.rpc.streamHeartbeatMs);

@@ -2,7 +2,7 @@
 // a part `args` and parts `file:<n>` placed where `{"$file": n}` stands; every file reaches
 // the method as an UploadedFile (inline or isolated), and every refusal is early, answered
 // with its code, and leaves nothing on disk.
-import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, watch } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +29,7 @@ export const policy = {
   counted: { auth: { public: true }, runtime: { files: { maxFiles: 1, maxFileBytes: 100000 } } },
   plain: { auth: { public: true } },
   guarded: { runtime: { files } },
+  verified: { auth: { requireSession: false }, runtime: { files } },
   count: { auth: { public: true } },
 };
 async function hashOf(file) {
@@ -56,6 +57,7 @@ export function images(_ctx, input) { calls++; return describeAll(input); }
 export function counted(_ctx, input) { calls++; return describeAll(input); }
 export function plain(_ctx, input) { calls++; return input; }
 export function guarded(_ctx, input) { calls++; return describeAll(input); }
+export function verified(_ctx, input) { calls++; return describeAll(input); }
 export function count() { return calls; }
 `;
 
@@ -191,10 +193,36 @@ describe("uploads through a method with runtime.files", () => {
     await noCallFolders();
   });
 
+  it("runs the verifiers on args before reading a file: a refused caller's upload never reaches the disk", async () => {
+    const made: string[] = [];
+    const watcher = watch(process.env.TMPDIR!, (_event, name) => {
+      if (name?.startsWith("counterpart-call-")) made.push(name);
+    });
+    try {
+      const refused = await post(app.url, "plugin/p/verified", form({ $file: 0 }, { 0: { data: bytes(250_000) } }));
+      expect([refused.status, refused.body.code]).toEqual([401, "RPC_AUTH_NOT_CONFIGURED"]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(made).toEqual([]);
+      const before = await calls();
+      const filesFirst = rawMultipart([
+        { headers: ['Content-Disposition: form-data; name="file:0"; filename="f"'], body: "abc" },
+        { headers: ['Content-Disposition: form-data; name="args"'], body: JSON.stringify({ args: [{ $file: 0 }] }) },
+      ]);
+      const answer = await post(app.url, "plugin/p/describe", filesFirst as unknown as string, { "content-type": "multipart/form-data; boundary=XyZ" });
+      expect([answer.status, answer.body.code, answer.body.details.reason]).toEqual([400, "RPC_BAD_REQUEST", "args-first"]);
+      expect(await calls()).toBe(before);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(made).toEqual([]);
+    } finally {
+      watcher.close();
+    }
+  });
+
   it("removes the temporary files of a client that leaves mid-upload", async () => {
     const target = new URL(app.url);
     const req = httpRequest({ host: target.hostname, port: target.port, path: "/__rpc/plugin/p/describe", method: "POST", headers: { "content-type": "multipart/form-data; boundary=XyZ" } });
     req.on("error", () => {});
+    req.write(`--XyZ\r\nContent-Disposition: form-data; name="args"\r\n\r\n{"args":[{"$file":0}]}\r\n`);
     req.write(`--XyZ\r\nContent-Disposition: form-data; name="file:0"; filename="big"\r\nContent-Type: application/octet-stream\r\n\r\n`);
     req.write(Buffer.alloc(150_000, 1));
     await waitFor(() => callFolders().length === 1, 2000);
