@@ -181,12 +181,15 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         files,
       });
       if (result instanceof FileResult) await answerFile(reply, call, result, answer, target.dir, files);
-      await files.dispose();
+      // Most calls made no folder: nothing to wait for.
+      const disposing = files.dispose();
+      if (disposing) await disposing;
       if (!(result instanceof FileResult)) answerResult(reply, call, result, answer, stream);
     } catch (error) {
       // Refused before the method ran: nothing is left for the timer to bound.
       if (call.phase === "check") lifetime.dispose();
-      await files.dispose();
+      const disposing = files.dispose();
+      if (disposing) await disposing;
       answerError(reply, call, error, answer, stream);
     }
     return reply;

@@ -19,12 +19,13 @@ export const TEMP_PREFIX = "counterpart-call-";
 
 export class CallFiles {
   #dir: Promise<string> | undefined;
+  // Made when a call has files: one of these is made for every call.
   /** Received files by their part index. */
-  readonly #files = new Map<number, UploadedFile>();
+  #files: Map<number, UploadedFile> | undefined;
   /** Where each file sits in the arguments, once placed. */
-  readonly #placements: Array<{ at: Array<string | number>; file: UploadedFile }> = [];
+  #placements: Array<{ at: Array<string | number>; file: UploadedFile }> | undefined;
   /** Writes still going on: removal waits for them, so no file is created after it. */
-  readonly #writing = new Set<Promise<unknown>>();
+  #writing: Set<Promise<unknown>> | undefined;
   #disposed = false;
 
   /** The call's temporary folder, made on first use. */
@@ -40,27 +41,27 @@ export class CallFiles {
   }
 
   get hasFiles(): boolean {
-    return this.#files.size > 0;
+    return this.#files !== undefined && this.#files.size > 0;
   }
 
   file(index: number): UploadedFile | undefined {
-    return this.#files.get(index);
+    return this.#files?.get(index);
   }
 
-  indices(): IterableIterator<number> {
-    return this.#files.keys();
+  indices(): Iterable<number> {
+    return this.#files?.keys() ?? [];
   }
 
   place(at: Array<string | number>, file: UploadedFile): void {
-    this.#placements.push({ at, file });
+    (this.#placements ??= []).push({ at, file });
   }
 
-  placements(): ReadonlyArray<{ at: Array<string | number>; file: UploadedFile }> {
+  placements(): ReadonlyArray<{ at: Array<string | number>; file: UploadedFile }> | undefined {
     return this.#placements;
   }
 
   transfers(): UploadTransfer[] {
-    return this.#placements.map(({ at, file }) => file.transfer(at));
+    return (this.#placements ?? []).map(({ at, file }) => file.transfer(at));
   }
 
   /**
@@ -70,8 +71,9 @@ export class CallFiles {
    */
   spool(index: number, name: string, type: string, part: Readable): Promise<void> {
     const writing = this.#spool(index, name, type, part);
-    this.#writing.add(writing);
-    const forget = () => this.#writing.delete(writing);
+    const pending = (this.#writing ??= new Set());
+    pending.add(writing);
+    const forget = () => pending.delete(writing);
     writing.then(forget, forget);
     return writing;
   }
@@ -105,7 +107,7 @@ export class CallFiles {
       throw error;
     }
     const source = path === undefined ? { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) } : { path };
-    this.#files.set(index, new UploadedFile({ name, type, size }, source));
+    (this.#files ??= new Map()).set(index, new UploadedFile({ name, type, size }, source));
   }
 
   /** Removes the folder and everything in it; nothing to do (and no promise) when none was made. */
@@ -114,7 +116,7 @@ export class CallFiles {
     const dir = this.#dir;
     if (dir === undefined) return undefined;
     return (async () => {
-      await Promise.allSettled([...this.#writing]);
+      await Promise.allSettled([...(this.#writing ?? [])]);
       const path = await dir.catch(() => undefined);
       if (path !== undefined) await rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
     })();
