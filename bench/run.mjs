@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, then a
 // summary of every target with its measured value. `node bench/run.mjs rpc refusals headers static slots stream proxy memory`
-// runs only the named sections. Servers run pinned to one core, this process (the load
+// runs only the named sections (also files, cluster). Servers run pinned to one core, this process (the load
 // generator) to another (lib.mjs, pinning()); without taskset or a second CPU it warns and
 // runs unpinned.
 // Lengths: BENCH_ROUNDS rounds (5) of BENCH_ROUND_SEC seconds (3) per contender after
@@ -19,6 +19,7 @@ import { benchStream } from "./stream.mjs";
 import { benchHeaders } from "./headers.mjs";
 import { benchStatic } from "./static.mjs";
 import { benchSession } from "./session.mjs";
+import { benchFiles } from "./files.mjs";
 
 const sections = {
   rpc: benchRpc,
@@ -30,6 +31,7 @@ const sections = {
   stream: benchStream,
   session: benchSession,
   proxy: benchProxy,
+  files: benchFiles,
   // Reuses the proxy section's 1 GiB download when it ran, instead of measuring it twice.
   memory: (results) => benchMemory({ proxyDownload: results.proxy?.download }),
   cluster: benchCluster,

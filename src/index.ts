@@ -9,8 +9,10 @@ export { STARTUP_ERROR_CODES, type StartupErrorCode } from "./errors/startup-cod
 export type { RpcContext, IsolatedRpcContext } from "./plugin-api/context.js";
 export type { TraceContext } from "./tracing/trace-context.js";
 export type { SessionStore, SessionChanges } from "./state/session-store.js";
-export type { MethodPolicy, PublicCheck, PublicCheckInput, CircuitBreakerPolicy, DeclaredErrorPolicy } from "./discovery/policy.js";
+export type { MethodPolicy, PublicCheck, PublicCheckInput, CircuitBreakerPolicy, DeclaredErrorPolicy, FilesPolicy } from "./discovery/policy.js";
 export type { StandardSchemaV1 } from "./validation/standard-schema.js";
+export type { UploadedFile } from "./runtime/uploaded-file.js";
+export type { FileResult, FileOptions } from "./plugin-api/file-result.js";
 export type { RpcVerifier, RpcVerifierInput, RpcVerifierResult, ProxyVerifier, ProxyVerifierInput, UpstreamState, VerifierResult } from "./auth/verifier-types.js";
 export { verifyProxyAuth } from "./proxy/verify-proxy-auth.js";
 export type { BootApi, ServerRouteHandler } from "./plugin-api/boot-api.js";

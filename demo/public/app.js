@@ -41,6 +41,14 @@ const calls = [
     // $stream calls answer { events, result, abort }: events as they come, then the result.
     stream: () => xserver.plugin.greeter.$stream.tell({ delayMs: 120 }),
   },
+  {
+    title: "greeter.countLines — upload: a file you pick (or a made-up one), hashed as it streams",
+    file: true,
+    // A Blob or File anywhere in the input makes the call multipart; the method gets an UploadedFile.
+    run: (picked) => xserver.plugin.greeter.countLines({ file: picked ?? new File(["one\ntwo\nthree\n"], "made-up.txt", { type: "text/plain" }) }),
+  },
+  // A method returning APP_SERVER.file(…) answers a Blob.
+  { title: "greeter.exportReport — download: a text report", run: () => xserver.plugin.greeter.exportReport({ title: "Demo report" }) },
   { title: "clock.now — module, public", run: () => xserver.module.clock.now() },
   { title: "clock.whoami — module, session-only", run: () => xserver.module.clock.whoami() },
   {
@@ -72,6 +80,11 @@ for (const spec of calls) {
   box.innerHTML = `<h2></h2><button type="button">Call</button><pre></pre>`;
   box.querySelector("h2").textContent = spec.title;
   const out = box.querySelector("pre");
+  const picker = spec.file ? document.createElement("input") : null;
+  if (picker) {
+    picker.type = "file";
+    box.querySelector("button").before(picker);
+  }
   box.querySelector("button").addEventListener("click", async () => {
     out.className = "";
     out.textContent = "…";
@@ -85,7 +98,17 @@ for (const spec of calls) {
         }
         out.textContent = `${words}\n\nresult: ${JSON.stringify(await result, null, 2)}`;
       } else {
-        out.textContent = JSON.stringify(await spec.run(), null, 2);
+        const answer = await spec.run(picker?.files?.[0]);
+        if (answer instanceof Blob) {
+          out.textContent = `${answer.type}, ${answer.size} bytes\n\n${await answer.text()}`;
+          const link = document.createElement("a");
+          link.href = URL.createObjectURL(answer);
+          link.download = "report.txt";
+          link.textContent = "Save it";
+          out.append(document.createElement("br"), link);
+        } else {
+          out.textContent = JSON.stringify(answer, null, 2);
+        }
       }
     } catch (error) {
       out.className = "error";

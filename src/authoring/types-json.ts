@@ -129,6 +129,22 @@ export class JsonTypeWriter {
     return texts.length === 1 ? atom(texts[0]!) : { text: texts.join(" | "), compound: true };
   }
 
+  /**
+   * README "Files and binary data": the browser sends a `Blob` (or `File`) where a method
+   * takes an `UploadedFile`, and receives a `Blob` where it returns `APP_SERVER.file(…)`.
+   * Known by the package's own declarations, not by a name an app could reuse.
+   */
+  #fileType(type: TS.Type, direction: Direction): Written | undefined {
+    const symbol = type.getSymbol();
+    const name = symbol?.getName();
+    if (name !== "UploadedFile" && name !== "FileResult") return undefined;
+    const declared = symbol?.getDeclarations()?.[0]?.getSourceFile().fileName ?? "";
+    const ours = name === "UploadedFile" ? /[\\/]runtime[\\/]uploaded-file\.(?:d\.)?ts$/ : /[\\/]plugin-api[\\/]file-result\.(?:d\.)?ts$/;
+    if (!ours.test(declared)) return undefined;
+    if (name === "UploadedFile") return direction === "input" ? atom("Blob") : undefined;
+    return direction === "output" ? atom("Blob") : NEVER;
+  }
+
   #template(type: TS.TemplateLiteralType, direction: Direction, depth: number): Written {
     let text = "`" + escapeTemplate(type.texts[0] ?? "");
     for (const [index, part] of type.types.entries()) {
@@ -142,6 +158,8 @@ export class JsonTypeWriter {
   /** Objects, arrays, tuples and intersections. */
   #structured(type: TS.Type, direction: Direction, depth: number): Written {
     const { TypeFlags } = this.#ts;
+    const file = this.#fileType(type, direction);
+    if (file) return file;
     if (type.flags & TypeFlags.Intersection) {
       const members = (type as TS.IntersectionType).types;
       // A branded primitive (`string & { __brand: "id" }`): each part as it is.

@@ -57,6 +57,9 @@ export async function readSuccessBody(
   method: string,
   url: string,
 ): Promise<unknown> {
+  if (expect === "blob") return response.blob();
+  if (expect === "arrayBuffer") return response.arrayBuffer();
+  if (expect === "stream") return response.body;
   const text = method === "HEAD" ? "" : await response.text();
   if (expect === "text") return text;
   const noContent = response.status === 204 || response.status === 205 || text === "";

@@ -36,7 +36,7 @@ export const DEFAULT_STALL_TIMEOUT_MS = 45_000;
 const NDJSON_ACCEPT = "application/x-ndjson";
 
 const METHODS: ReadonlySet<string> = new Set<HttpMethod>(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const EXPECT_MODES: ReadonlySet<string> = new Set<ExpectMode>(["json", "text", "auto"]);
+const EXPECT_MODES: ReadonlySet<string> = new Set<ExpectMode>(["json", "text", "auto", "blob", "arrayBuffer", "stream"]);
 
 /** The auth settings with their defaults applied. */
 export interface ResolvedAuth {
@@ -129,7 +129,7 @@ export class HttpClient {
   async request<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
     const method = normaliseMethod(options.method);
     const expect = options.expect ?? "auto";
-    if (!EXPECT_MODES.has(expect)) throw new TypeError(`HttpClient: expect must be "json", "text" or "auto", not ${String(expect)}`);
+    if (!EXPECT_MODES.has(expect)) throw new TypeError(`HttpClient: expect must be "json", "text", "auto", "blob", "arrayBuffer" or "stream", not ${String(expect)}`);
     const accept = expect === "json" ? "application/json" : undefined;
     return this.#exchange(path, method, options, accept, (response, url) => readSuccessBody(response, expect, method, url)) as Promise<T>;
   }
@@ -166,11 +166,13 @@ export class HttpClient {
     checkRetries(maxRetries, "maxRetries");
     const signal = options.signal;
     if (signal?.aborted) throw signal.reason;
+    const onUploadProgress = (options as RequestOptions).onUploadProgress;
+    if (onUploadProgress !== undefined && typeof onUploadProgress !== "function") throw new TypeError("HttpClient: onUploadProgress must be a function");
     const read: ReadOk<T> = (response) => readOk(response, url);
 
     const send = async (firstPass: boolean) => {
       const { headers, secrets } = await this.#headers(url, method, prepared, options.headers, accept, firstPass);
-      const attempt = { url, method, headers, body: prepared.body, stream: isStream(prepared.body), timeoutMs, signal };
+      const attempt = { url, method, headers, body: prepared.body, stream: isStream(prepared.body), timeoutMs, signal, onUploadProgress };
       return { outcome: await sendWithRetries(attempt, read, maxRetries, HttpClient.timing), secrets };
     };
 

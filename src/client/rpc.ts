@@ -9,6 +9,9 @@
 import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
 import { CSRF_HEADER, HttpClient } from "./http-client.js";
 import { notifySessionLoss } from "./session-recovery.js";
+import { isJsonContentType } from "./body.js";
+import { ResponseParseError } from "./errors.js";
+import { extractBlobs, uploadForm } from "./upload-args.js";
 import { isAbsoluteHttpUrl, isSameOrigin, joinPath, readCsrfToken } from "./url.js";
 
 export type RpcKind = "module" | "plugin";
@@ -34,6 +37,11 @@ export interface RpcCallOptions {
    * transport's `stallTimeoutMs`, else 45000; `0` disables it.
    */
   stallTimeoutMs?: number;
+  /**
+   * Calls whose input holds a Blob: `(loaded, total)` bytes of the upload so far. The
+   * call is then sent with XMLHttpRequest, since fetch reports no upload progress.
+   */
+  onUploadProgress?: (loaded: number, total: number) => void;
 }
 
 /** What a set of calls shares unless a call's own options say otherwise. */
@@ -58,6 +66,7 @@ export interface RpcRequest {
   timeoutMs: number | undefined;
   stallTimeoutMs: number | undefined;
   client: RpcTransport | undefined;
+  onUploadProgress: ((loaded: number, total: number) => void) | undefined;
 }
 
 /** A call's request: its own options first, then the defaults. */
@@ -71,6 +80,7 @@ export function rpcRequest(path: string, input: unknown, callOptions: RpcCallOpt
     timeoutMs: callOptions?.timeoutMs,
     stallTimeoutMs: callOptions?.stallTimeoutMs,
     client: chosenTransport(callOptions) ?? defaults.client,
+    onUploadProgress: callOptions?.onUploadProgress,
   };
 }
 
@@ -102,26 +112,44 @@ export function rpcCsrfHeaders(client: RpcTransport, path: string): Record<strin
   return isSameOrigin(url) ? { [CSRF_HEADER]: token } : {};
 }
 
+/**
+ * One call. An input holding Blobs goes as multipart (README "Files and binary data");
+ * through an HttpClient of ours, an answer that is not JSON (a file) resolves to a Blob.
+ */
 export async function rpcCall(call: RpcRequest): Promise<unknown> {
   const client = call.client ?? getAppHttpClient();
   checkTransport(client);
-  const body = rpcBody(call);
+  const files = extractBlobs(call.input);
+  const json = rpcBody(files ? { ...call, input: files.input } : call);
   const headers = rpcCsrfHeaders(client, call.path);
-  let answer: { result?: unknown } | null;
+  const ours = client instanceof HttpClient;
+  let answer: unknown;
   try {
-    answer = await client.request<{ result?: unknown } | null>(call.path, {
+    answer = await client.request<unknown>(call.path, {
       method: "POST",
-      body,
-      expect: "json",
+      body: files ? uploadForm(json, files.blobs) : json,
+      expect: ours ? "blob" : "json",
       ...(CSRF_HEADER in headers ? { headers } : {}),
       ...(call.signal === undefined ? {} : { signal: call.signal }),
       ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+      ...(call.onUploadProgress === undefined || !files ? {} : { onUploadProgress: call.onUploadProgress }),
     });
   } catch (error) {
     notifySessionLoss(error, "rpc");
     throw error;
   }
-  return answer === null || typeof answer !== "object" ? null : (answer.result ?? null);
+  if (ours && answer instanceof Blob) {
+    if (!isJsonContentType(answer.type)) return answer;
+    const text = await answer.text();
+    if (text === "") return null;
+    try {
+      answer = JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ResponseParseError("POST", call.path, 200, text, error);
+    }
+  }
+  const parsed = answer as { result?: unknown } | null;
+  return parsed === null || typeof parsed !== "object" ? null : (parsed.result ?? null);
 }
 
 export function rpcPath(kind: string, id: string, method: string): string {

@@ -8,6 +8,7 @@
 import { readErrorBody } from "./body.js";
 import { httpErrorFrom, TimeoutError, type HttpError } from "./errors.js";
 import { backoffDelay, isIdempotent, isRetryableStatus, refusedBeyondCap, retryAfterDelay } from "./retry.js";
+import { xhrFetch, type UploadProgress } from "./xhr-fetch.js";
 
 export interface Timing {
   /** Waits between attempts; must reject with the signal's reason when it aborts. */
@@ -24,6 +25,8 @@ export interface Attempt {
   stream: boolean;
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  /** Sends with XMLHttpRequest, which reports upload progress (a stream body still goes with fetch). */
+  onUploadProgress?: UploadProgress | undefined;
 }
 
 /** What an attempt makes of an OK response, while the attempt's timer still runs. */
@@ -78,7 +81,10 @@ async function sendOnce<T>(attempt: Attempt, readOk: ReadOk<T>): Promise<Outcome
       credentials: "same-origin",
     };
     if (attempt.stream) init.duplex = "half";
-    const response = await globalThis.fetch(url, init);
+    const response =
+      attempt.onUploadProgress && !attempt.stream
+        ? await xhrFetch(url, { method, headers: attempt.headers, body: attempt.body, signal: controller.signal }, attempt.onUploadProgress)
+        : await globalThis.fetch(url, init);
     if (response.ok) return { ok: true, value: await readOk(response) };
     const body = await readErrorBody(response, method);
     return { ok: false, error: httpErrorFrom(response, body, method, url), retryAfter: response.headers.get("retry-after") };

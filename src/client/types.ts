@@ -7,7 +7,8 @@
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
-export type ExpectMode = "json" | "text" | "auto";
+/** `blob`, `arrayBuffer`: the body as such; `stream`: its ReadableStream, handed over once the headers are in. */
+export type ExpectMode = "json" | "text" | "auto" | "blob" | "arrayBuffer" | "stream";
 
 export type QueryScalar = string | number | boolean | bigint | Date | null | undefined;
 /** Arrays become repeated keys (`?tag=a&tag=b`); null and undefined values are skipped. */
@@ -92,6 +93,12 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overrides the client's `maxRetries` for this request. */
   maxRetries?: number;
+  /**
+   * Called as the request body goes out, `(loaded, total)` in bytes. fetch cannot tell, so
+   * such a request is sent with XMLHttpRequest (a ReadableStream body still goes with
+   * fetch, and reports nothing).
+   */
+  onUploadProgress?: (loaded: number, total: number) => void;
 }
 
 /**

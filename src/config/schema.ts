@@ -309,6 +309,12 @@ const declaredErrorsSchema = z
       }
     }),
   );
+/** `runtime.files` (README "Files and binary data"): MIME types or `type/*` patterns. */
+const filesPolicySchema = z.strictObject({
+  maxFiles: positiveInt,
+  maxFileBytes: positiveInt,
+  types: z.optional(z.array(z.string().check(z.regex(/^[a-z0-9!#$&^_.+-]+\/(?:\*|[a-z0-9!#$&^_.+-]+)$/i, "must be a MIME type or a type/* pattern")))),
+});
 
 /** One entry of a server file's `policy` export (`MethodPolicy` in src/discovery/policy.ts). */
 export const methodPolicySchema = z.strictObject({
@@ -333,6 +339,8 @@ export const methodPolicySchema = z.strictObject({
       isolation: z.optional(z.enum(["none", "worker"])),
       /** The method answers a stream of events (NDJSON) rather than one JSON body. */
       streaming: z.optional(z.boolean()),
+      /** The method takes files: multipart/form-data bodies within these limits. */
+      files: z.optional(filesPolicySchema),
     }),
   ),
   ...runtimeFields,

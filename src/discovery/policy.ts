@@ -105,7 +105,21 @@ export interface MethodPolicy extends RuntimePolicyFields {
     isolation?: "none" | "worker";
     /** The method answers a stream of events rather than one JSON body. */
     streaming?: boolean;
+    /** The method takes files (README "Files and binary data"). */
+    files?: FilesPolicy;
   };
+}
+
+export interface FilesPolicy {
+  maxFiles: number;
+  maxFileBytes: number;
+  /** MIME types or `type/*` patterns; absent means any. */
+  types?: string[];
+}
+
+export interface ResolvedFiles extends FilesPolicy {
+  /** The `args` field of a multipart body, or a plain JSON body, is bounded by the server's JSON limit. */
+  argsMaxBytes: number;
 }
 
 export interface ResolvedBreaker {
@@ -132,9 +146,11 @@ export interface ResolvedPolicy {
   errors: DeclaredErrors | null;
   /** Undefined when the method has none: the gateway then skips the step altogether. */
   rateLimit: readonly ResolvedRateLimit[] | undefined;
+  files: ResolvedFiles | undefined;
 }
 
 export const DEFAULT_BREAKER_THRESHOLD = 5;
+const MIB = 1024 * 1024;
 export const DEFAULT_BREAKER_RESET_MS = 30_000;
 
 /** Validates one file's `policy` export; returns the entries by method name. */
@@ -166,11 +182,13 @@ export function resolvePolicy(policy: MethodPolicy | undefined, defaults: RpcSet
   const runtime = { ...pickRuntimeFields(policy), ...policy?.runtime };
   const limit = runtime.maxConcurrency ?? defaults.maxConcurrency;
   const breaker = runtime.circuitBreaker;
+  const files = policy?.runtime?.files;
   return {
     public: auth.public ?? false,
     requireSession: auth.requireSession ?? true,
     timeoutMs: runtime.timeoutMs ?? defaults.timeoutMs,
-    maxBodyBytes: runtime.maxBodyBytes ?? defaults.maxBodyBytes,
+    // A method taking files reads up to all of them and their args by default.
+    maxBodyBytes: runtime.maxBodyBytes ?? (files ? files.maxFiles * files.maxFileBytes + MIB : defaults.maxBodyBytes),
     maxConcurrency: limit === undefined || limit <= 0 ? undefined : limit,
     queueLimit: runtime.queueLimit ?? defaults.queueLimit ?? DEFAULT_QUEUE_LIMIT,
     concurrencyKey: runtime.concurrencyKey === undefined ? methodKey : `${itemKey}/${runtime.concurrencyKey}`,
@@ -186,6 +204,7 @@ export function resolvePolicy(policy: MethodPolicy | undefined, defaults: RpcSet
     output: policy?.output ?? null,
     errors: declaredErrorsOf(policy?.errors),
     rateLimit: resolveRateLimits(runtime.rateLimit),
+    files: files && { ...files, argsMaxBytes: Math.min(defaults.maxBodyBytes, runtime.maxBodyBytes ?? defaults.maxBodyBytes) },
   };
 }
 

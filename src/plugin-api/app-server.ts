@@ -22,6 +22,7 @@ import { configureDefaultGuard, safeFetch, validateUpstreamUrl, type OutboundGua
 import { safeRequest } from "../outbound/safe-request.js";
 import type { ProxyVerifier, RpcVerifier } from "../auth/verifier-types.js";
 import * as secureHelpers from "./secure-helpers.js";
+import { file } from "./file-result.js";
 import { importServerExport, importServerModule, resolveServerTarget, type ServerTargetScope } from "./server-targets.js";
 
 export interface AppServerGlobal {
@@ -32,6 +33,8 @@ export interface AppServerGlobal {
   SsrfBlockedError: typeof SsrfBlockedError;
   SsrfRedirectError: typeof SsrfRedirectError;
   RpcError: typeof RpcError;
+  /** A file answer instead of JSON (README "Files and binary data"). */
+  file: typeof file;
   /** With a method's `ctx`, whether that call's server runs in dev mode. */
   isDevMode(ctx?: unknown): boolean;
   registerRpcAuthVerifier(name: string, fn: RpcVerifier): void;
@@ -81,6 +84,7 @@ export function createAppServerApi(options: AppServerApiOptions): AppServerGloba
     SsrfBlockedError,
     SsrfRedirectError,
     RpcError,
+    file,
     isDevMode: options.isDevMode,
     registerRpcAuthVerifier: options.registerRpcAuthVerifier,
     registerProxyAuthVerifier: options.registerProxyAuthVerifier,

@@ -75,6 +75,12 @@ export interface RpcContext<Config = unknown, Event = unknown> extends Omit<Isol
   req: IncomingMessage;
   /** Inline methods only. */
   res: ServerResponse;
+  /**
+   * Inline methods only: the call's temporary folder under `os.tmpdir()`, made on first
+   * use and removed when the call ends; a file in it may be answered with
+   * `APP_SERVER.file(path)` (removed once sent).
+   */
+  tempDir(): Promise<string>;
 }
 
 /** The `ctx` of a route handler registered with `registerServerRoute` (README "Boot hooks"). */

@@ -95,14 +95,15 @@ function eventFor(error: HttpError, call: RpcCall): string {
   return call.phase === "check" ? "rpc.rejected" : "rpc.error";
 }
 
-function logEvent(
+/** The call's one event; `sized` gives a stream's events and bytes, or a file answer's bytes. */
+export function logEvent(
   options: AnswerOptions,
   event: string,
   call: RpcCall,
   status: number,
   code: string | undefined,
   err?: unknown,
-  stream?: NdjsonStream,
+  stream?: { events?: number; bytes?: number },
 ): void {
   const { log, listeners } = options;
   const durationMs = Math.round((performance.now() - call.startedAt) * 1000) / 1000;

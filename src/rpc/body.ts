@@ -82,7 +82,7 @@ export function readBoundedBody(req: IncomingMessage, limit: number, lifetime: C
 }
 
 /** A timeout while the body is still arriving is the client's slowness: 408, not 504. */
-function endedRead(reason: unknown): unknown {
+export function endedRead(reason: unknown): unknown {
   return reason instanceof CallTimeoutError ? errorOf("RPC_BODY_TIMEOUT", { timeoutMs: reason.timeoutMs }) : new ClientGoneError();
 }
 

@@ -2,7 +2,8 @@
  * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
  * each step its own module, the first failing step answers (README "Error codes"):
  *   route → target → session, CSRF, origin → rate limits (the session's data loading
- *     from here) → bounded body → verifiers → `user` rate limits → stream mode → input
+ *     from here) → bounded body (JSON, or multipart with files: its `args` part verified
+ *     before a file byte is read) → verifiers → `user` rate limits → stream mode → input
  *     (only for a policy that declares one)
  *     → runtime (breaker → queue → executor, inline or isolated, buffered or streaming
  *        → session data saved) → answer (JSON, or a stream's terminal record) + one log event.
@@ -25,7 +26,11 @@ import type { Logger } from "../log/logger.js";
 import type { SecretMask } from "../log/mask-secrets.js";
 import { checkAccess } from "./access.js";
 import { answerError, answerResult, type AnswerOptions } from "./answer.js";
-import { parseRpcBody, readBoundedBody } from "./body.js";
+import { readCallBody } from "./multipart-body.js";
+import type { RpcBody } from "./body.js";
+import { CallFiles } from "../runtime/call-files.js";
+import { FileResult } from "../plugin-api/file-result.js";
+import { answerFile } from "./file-answer.js";
 import { startCall } from "../runtime/call.js";
 import { checkStreamMode, resolveInDevMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
@@ -100,6 +105,8 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
     // Ended here when the client goes away, and by its own timer when the call's timeout
     // passes; `ctx.signal` follows it.
     const lifetime = new CallLifetime();
+    // Its uploads and temporary folder: no disk is touched until a call needs it.
+    const files = new CallFiles();
     let stream: NdjsonStream | null = null;
     const res = reply.raw;
     res.on("close", () => {
@@ -134,31 +141,37 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       // The session's data is loaded while the body arrives; awaited before the method runs.
       const opening = access.session ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes) : null;
       if (opening instanceof Promise) opening.catch(() => {});
-      const body = parseRpcBody(await readBoundedBody(request.raw, entry.policy.maxBodyBytes, lifetime));
-      const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
-      call.contextId = resolved.name;
-      // Most calls are session-only with no verifier context: no verifier step to run.
-      const needsVerifiers = !access.isPublic && (!entry.policy.requireSession || contextHasVerifiers(resolved.context));
-      const user = needsVerifiers
-        ? await lifetime.race(
-            runRpcVerifiers(
-              {
-                reqId: call.requestId,
-                req: request.raw,
-                res,
-                contextId: body.contextId,
-                kind: entry.kind,
-                id: entry.id,
-                method: entry.name,
-                resolved,
-                requireSession: entry.policy.requireSession,
-              },
-              options.rpcVerifiers,
-              options.facade,
-              options.log,
-            ),
-          )
-        : null;
+      const verify = (body: RpcBody): Promise<unknown> | null => {
+        const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
+        call.contextId = resolved.name;
+        // Most calls are session-only with no verifier context: no verifier step to run.
+        const needsVerifiers = !access.isPublic && (!entry.policy.requireSession || contextHasVerifiers(resolved.context));
+        return needsVerifiers
+          ? lifetime.race(
+              runRpcVerifiers(
+                {
+                  reqId: call.requestId,
+                  req: request.raw,
+                  res,
+                  contextId: body.contextId,
+                  kind: entry.kind,
+                  id: entry.id,
+                  method: entry.name,
+                  resolved,
+                  requireSession: entry.policy.requireSession,
+                },
+                options.rpcVerifiers,
+                options.facade,
+                options.log,
+              ),
+            )
+          : null;
+      };
+      // A multipart call is verified once its `args` part is in, before a byte of its files is read.
+      let verifying: Promise<unknown> | null | undefined;
+      const body = await readCallBody(request.raw, entry.policy, lifetime, files, (args) => (verifying = verify(args)));
+      if (verifying === undefined) verifying = verify(body);
+      const user = verifying === null ? null : await verifying;
       if (limits?.late) {
         const refused = await limits.check(true, access.session?.id ?? null, request.ip, userSubOf(user));
         if (refused) throw refused;
@@ -187,11 +200,18 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         res,
         lifetime,
         stream,
+        files,
       });
-      answerResult(reply, call, result, answer, stream);
+      if (result instanceof FileResult) await answerFile(reply, call, result, answer, target.dir, files);
+      // Most calls made no folder: nothing to wait for.
+      const disposing = files.dispose();
+      if (disposing) await disposing;
+      if (!(result instanceof FileResult)) answerResult(reply, call, result, answer, stream);
     } catch (error) {
       // Refused before the method ran: nothing is left for the timer to bound.
       if (call.phase === "check") lifetime.dispose();
+      const disposing = files.dispose();
+      if (disposing) await disposing;
       answerError(reply, call, error, answer, stream);
     }
     return reply;

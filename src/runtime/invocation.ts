@@ -10,6 +10,7 @@ import type { CallLifetime } from "./call-lifetime.js";
 import { notStreaming, type StreamSink } from "./stream-sink.js";
 import type { CallSession, SessionTransfer } from "../state/call-session.js";
 import { failWith } from "../validation/declared-errors.js";
+import type { CallFiles } from "./call-files.js";
 
 /** Everything the runtime needs to run one checked call. */
 export interface Invocation {
@@ -33,6 +34,8 @@ export interface Invocation {
   lifetime: CallLifetime;
   /** A streaming method's events go here; null for buffered methods. */
   stream: StreamSink | null;
+  /** Its uploads and temporary folder (README "Files and binary data"); the testing kit may leave it out. */
+  files?: CallFiles | undefined;
 }
 
 /**
@@ -87,6 +90,12 @@ class InlineContext implements RpcContext {
   /** On the prototype: a method that never fails pays nothing for it. */
   fail(code: string, details?: Record<string, unknown>): Error {
     return failWith(this.#invocation.entry.policy.errors, this.method, code, details);
+  }
+
+  /** The call's temporary folder, removed when the call ends (after a file answer from it is sent). */
+  tempDir(): Promise<string> {
+    const { files } = this.#invocation;
+    return files ? files.dir() : Promise.reject(new Error("ctx.tempDir() is not available here"));
   }
 
   /** Made on first use, like `signal` and `log` (README "Server methods"). */

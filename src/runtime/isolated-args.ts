@@ -8,6 +8,7 @@
  */
 import { deserialize, serialize } from "node:v8";
 import { errorOf } from "../errors/http-error.js";
+import { placeAt, type UploadedFile } from "./uploaded-file.js";
 
 const REASON = "args-not-transferable";
 const MESSAGE = "The arguments cannot be passed to an isolated method";
@@ -16,12 +17,19 @@ function refused(cause: unknown): Error {
   return Object.assign(errorOf("RPC_BAD_REQUEST", { reason: REASON }, MESSAGE), { cause });
 }
 
-/** Main thread: the bytes to send, or a 400 RpcError. */
-export function packIsolatedArgs(args: readonly unknown[]): Uint8Array {
+/**
+ * Main thread: the bytes to send, or a 400 RpcError. Uploads cross beside the arguments
+ * (their place in them, and their file), not inside: a user's JSON can never pass for one.
+ */
+export function packIsolatedArgs(args: unknown[], uploads?: ReadonlyArray<{ at: Array<string | number>; file: UploadedFile }>): Uint8Array {
+  const placed = uploads !== undefined && uploads.length > 0;
+  if (placed) for (const { at } of uploads) placeAt(args, at, null);
   try {
     return serialize(args);
   } catch (error) {
     throw refused(error);
+  } finally {
+    if (placed) for (const { at, file } of uploads) placeAt(args, at, file);
   }
 }
 

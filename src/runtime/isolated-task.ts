@@ -1,6 +1,7 @@
 /** What crosses the thread boundary for one isolated call, both ways. */
 import type { IsolatedContextData } from "./invocation.js";
 import type { DeclaredError } from "../validation/declared-errors.js";
+import type { UploadTransfer } from "./uploaded-file.js";
 
 export interface IsolatedTask {
   file: string;
@@ -10,10 +11,12 @@ export interface IsolatedTask {
   moduleVersions: ReadonlyArray<[string, number]> | undefined;
   method: string;
   context: IsolatedContextData;
-  /** `ctx.args`, serialised by `packIsolatedArgs`. */
+  /** `ctx.args`, serialised by `packIsolatedArgs` with each upload left as null. */
   args: Uint8Array;
   /** The policy's declared errors, for `ctx.fail` in the worker; null when it declares none. */
   errors: Array<[string, DeclaredError]> | null;
+  /** The uploads and where they go in `args`: rebuilt as UploadedFile, reading the same temporary files. */
+  uploads: UploadTransfer[] | undefined;
   /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker.
    * The worker sends one back when it takes the task, so the pool knows it left the queue. */
   abortPort: import("node:worker_threads").MessagePort;

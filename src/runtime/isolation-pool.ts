@@ -86,6 +86,7 @@ export class IsolationPool {
           context: isolatedContext(invocation),
           args,
           errors: entry.policy.errors && [...entry.policy.errors],
+          uploads: invocation.files?.hasFiles ? invocation.files.transfers() : undefined,
           abortPort: port2,
           emitPort: emits?.port2,
         },

@@ -10,6 +10,7 @@ import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
 import { importServerFile, setModuleVersions } from "../discovery/import-server-file.js";
 import { unpackIsolatedArgs } from "./isolated-args.js";
 import { checkArgCount } from "./executor.js";
+import { placeAt, UploadedFile } from "./uploaded-file.js";
 import { emitOverPort, type WorkerEmitter } from "./isolated-emit.js";
 import { notStreaming } from "./stream-sink.js";
 import { failWith } from "../validation/declared-errors.js";
@@ -75,6 +76,7 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     const fn = namespace[task.method];
     if (typeof fn !== "function") throw new Error(`${task.file} no longer exports ${task.method}`);
     const args = unpackIsolatedArgs(task.args);
+    for (const upload of task.uploads ?? []) placeAt(args, upload.at, UploadedFile.fromTransfer(upload));
     checkArgCount(args);
     if (abortIfPending()) return { ok: false, aborted: true };
     emitter = task.emitPort ? emitOverPort(task.emitPort) : undefined;

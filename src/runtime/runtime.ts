@@ -24,6 +24,7 @@ import type { IsolationPool } from "./isolation-pool.js";
 import { SerializedResult, toSerialized } from "./serialized-result.js";
 import { checkResult } from "../validation/check.js";
 import type { StandardSchemaV1 } from "../validation/standard-schema.js";
+import { FileResult } from "../plugin-api/file-result.js";
 import { CountSeries, type CountCell } from "../core/series.js";
 import type { CallSession } from "../state/call-session.js";
 import type { DeploymentSlot, SharedState } from "../state/shared-state.js";
@@ -69,7 +70,7 @@ export class RpcRuntime {
     }
   }
 
-  async run(invocation: Invocation): Promise<SerializedResult> {
+  async run(invocation: Invocation): Promise<SerializedResult | FileResult> {
     const { entry, call, lifetime } = invocation;
     const { policy } = entry;
     const breaker = policy.circuitBreaker
@@ -77,7 +78,7 @@ export class RpcRuntime {
       : null;
     // Arguments an isolated method cannot receive are the caller's fault: refused here,
     // before the breaker, the queue or a worker sees the call.
-    const isolatedArgs = isIsolated(entry) ? packIsolatedArgs(invocation.args) : null;
+    const isolatedArgs = isIsolated(entry) ? packIsolatedArgs(invocation.args, invocation.files?.placements()) : null;
     // A shared breaker answers at once unless it has a trial to claim from its store.
     let isTrial = breaker ? breaker.admit() : false;
     if (typeof isTrial !== "boolean") isTrial = await isTrial;
@@ -122,10 +123,11 @@ export class RpcRuntime {
       // Most calls changed nothing: no promise then.
       const saving = session?.save();
       if (saving) await lifetime.race((finishing = saving));
-      // Checked and serialised here, not in the answer, so that a bad result counts for the breaker.
-      let checked = policy.output && this.#options.validateOutput ? checkOutput(policy.output, value, this.#options.dev) : value;
+      // Checked and serialised here, not in the answer, so that a bad result counts for the
+      // breaker. A file answer is sent by the gateway as it is.
+      let checked = policy.output && this.#options.validateOutput && !(value instanceof FileResult) ? checkOutput(policy.output, value, this.#options.dev) : value;
       if (checked instanceof Promise) checked = await lifetime.race(checked);
-      const result = toSerialized(checked);
+      const result = checked instanceof FileResult ? checked : toSerialized(checked);
       breaker?.record("success", isTrial);
       return result;
     } catch (error) {

@@ -7,6 +7,9 @@
  * and `createdAt` are read-only, `emit` rejects in a buffered method and once the signal
  * fired or the method returned.
  */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { randomBytes, randomUUID } from "node:crypto";
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
@@ -123,6 +126,7 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
   let ended = false;
   let log: Logger | undefined;
   let req = overrides.req;
+  let tempDir: Promise<string> | undefined;
   let res = overrides.res;
 
   const ctx: RpcContext<Config, Event> = {
@@ -140,6 +144,8 @@ export function makeContext<Config = unknown, Event = unknown>(overrides: Contex
     secure,
     core: createCoreFacade({ dev: overrides.dev ?? false, secure, domain: overrides.publicOrigin ?? null }),
     signal,
+    // A folder of its own, as a real call has; the test's temporary space, left to the OS.
+    tempDir: () => (tempDir ??= mkdtemp(join(tmpdir(), "counterpart-test-call-"))),
     emit(value: Event): Promise<void> {
       if (!streaming) return notStreaming();
       if (ended) return refusedEmit(new StreamEndedError());

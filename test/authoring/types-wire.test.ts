@@ -39,7 +39,7 @@ export class Money {
 `;
 
 const WIRE = `
-import type { MethodPolicy, RpcContext } from "@counterpart-viewer/server";
+import type { FileResult, MethodPolicy, RpcContext, UploadedFile } from "@counterpart-viewer/server";
 import type { AppError, Bag, Color, Derived, ErrorLike, Json, Level, Money, NotFound, Page, Person, Tag } from "./types.js";
 
 export const policy: Record<string, MethodPolicy> = { ticks: { runtime: { streaming: true } } };
@@ -57,6 +57,8 @@ export function nothing(ctx: RpcContext): Promise<void> { return Promise.resolve
 export function optional(ctx: RpcContext): string | undefined { return undefined; }
 export function bigints(ctx: RpcContext): { id: bigint | string; n: number } { return null!; }
 export function bigint(ctx: RpcContext): bigint { return 1n; }
+export function upload(ctx: RpcContext, input: { label: string; file: UploadedFile; more: UploadedFile[] }): { described: UploadedFile } { return null!; }
+export function download(ctx: RpcContext): FileResult { return null!; }
 export function opaque(ctx: RpcContext): { map: Map<string, number>; set: Set<number>; error: Error; bytes: Uint8Array } { return null!; }
 export function extended(ctx: RpcContext, input: AppError): { error: AppError; notFound: NotFound; bag: Bag; derived: Derived; like: ErrorLike } { return null!; }
 export function custom(ctx: RpcContext): { price: Money; at: Date } { return null!; }
@@ -121,6 +123,11 @@ export const rules: true[] = [
   true as Equal<In<"extended">[0]["code"], string>,
   // toJSON() decides: Date is a string, a class of the app's is what its toJSON returns.
   true as Equal<Out<"custom">, { price: { amount: string; currency: "EUR" }; at: string }>,
+  // Files: a Blob (a File too) where the method takes an UploadedFile; a Blob where it answers a file;
+  // an UploadedFile it answers as JSON is its description.
+  true as Equal<In<"upload">[0], { label: string; file: Blob; more: Blob[] }>,
+  true as Equal<Out<"upload">, { described: { name: string; type: string; size: number } }>,
+  true as Equal<Out<"download">, Blob>,
   // Enums are their values.
   true as Equal<Out<"enums">, "red" | "green">,
   true as Equal<In<"enums">[0], { color: "red" | "green"; level: 0 | 1 }>,

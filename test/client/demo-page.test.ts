@@ -78,6 +78,19 @@ describeInBrowser("the demo viewer", () => {
     expect(JSON.parse((await press("clock.partnerReport — verifier-only, with X-Demo-Key")).text)).toMatchObject({ for: "partner", days: 3 });
   });
 
+  it("uploads a file to a method and downloads a report from another", async () => {
+    const counted = JSON.parse((await press("greeter.countLines")).text);
+    expect(counted).toMatchObject({ name: "made-up.txt", type: "text/plain", size: 14, lines: 3, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const box = page.locator(".call", { has: page.locator("h2", { hasText: "greeter.countLines" }) });
+    await box.locator("input[type=file]").setInputFiles({ name: "picked.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n3,4") });
+    await box.locator("button").click();
+    await expect.poll(async () => (await box.locator("pre").textContent()) ?? "", { timeout: 10_000 }).toContain("picked.csv");
+    expect(JSON.parse((await box.locator("pre").textContent())!)).toMatchObject({ name: "picked.csv", type: "text/csv", lines: 3 });
+    const report = await press("greeter.exportReport");
+    expect(report.error).toBe(false);
+    expect(report.text).toMatch(/^text\/plain; charset=utf-8, \d+ bytes\n\nDemo report\n=+\nday: \d{4}-\d{2}-\d{2}\nsession: yes\n/);
+  });
+
   it("shows a streaming method's words as they arrive, then its result", async () => {
     const box = page.locator(".call", { has: page.locator("h2", { hasText: "greeter.tell" }) });
     await box.locator("button").click();

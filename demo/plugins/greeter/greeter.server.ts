@@ -1,5 +1,6 @@
 // A TypeScript server file: loaded with no build step. Every named export is an RPC method.
-import type { MethodPolicy, RpcContext, StandardSchemaV1 } from "@counterpart-viewer/server";
+import { createHash } from "node:crypto";
+import type { MethodPolicy, RpcContext, StandardSchemaV1, UploadedFile } from "@counterpart-viewer/server";
 
 /**
  * greet's input, checked by the server before the method runs (README "Validating input
@@ -36,7 +37,34 @@ export const policy: Record<string, MethodPolicy> = {
   // Streaming: answers events as it goes (README "Streaming answers"). Like a chat model's
   // turn it spends a budget, so each viewer gets 5 stories a minute (README "Rate limits").
   tell: { runtime: { streaming: true, timeoutMs: 20_000, rateLimit: { points: 5, durationMs: 60_000, key: "session" } } },
+  // Takes one text file up to 50 MB (README "Files and binary data").
+  countLines: { runtime: { files: { maxFiles: 1, maxFileBytes: 50 * 1024 * 1024, types: ["text/*", "application/json", "application/octet-stream"] } } },
+  // Answers a file instead of JSON.
+  exportReport: {},
 };
+
+/** Reads the upload as it streams from the server's temporary file: lines and a SHA-256. */
+export async function countLines(_ctx: RpcContext, input: { file: UploadedFile }): Promise<{ name: string; type: string; size: number; lines: number; sha256: string }> {
+  const hash = createHash("sha256");
+  let lines = 0;
+  let last = 10;
+  for await (const chunk of input.file.stream()) {
+    hash.update(chunk);
+    for (const byte of chunk) if (byte === 10) lines += 1;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+  }
+  // A last line without its newline still counts.
+  if (input.file.size > 0 && last !== 10) lines += 1;
+  return { name: input.file.name, type: input.file.type, size: input.file.size, lines, sha256: hash.digest("hex") };
+}
+
+/** A small text report, downloaded by the browser as report-<date>.txt. */
+export function exportReport(ctx: RpcContext, input?: { title?: unknown }) {
+  const title = typeof input?.title === "string" ? input.title.slice(0, 100) : "Viewer report";
+  const day = new Date().toISOString().slice(0, 10);
+  const text = `${title}\n${"=".repeat(title.length)}\nday: ${day}\nsession: ${ctx.session ? "yes" : "no"}\n`;
+  return APP_SERVER.file(new TextEncoder().encode(text), { type: "text/plain; charset=utf-8", name: `report-${day}.txt` });
+}
 
 export function ping(): { pong: true; at: string } {
   return { pong: true, at: new Date().toISOString() };

@@ -1,0 +1,124 @@
+/**
+ * One call's files (README "Files and binary data"): the uploads it received, and its
+ * temporary folder under `os.tmpdir()` (made on first need with mkdtemp, so a call that
+ * needs none touches no disk). Everything goes when the call ends, whatever the outcome:
+ * the gateway calls `dispose()` before it answers, and after a file answer is sent.
+ */
+import { createWriteStream, type WriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { once } from "node:events";
+import type { Readable } from "node:stream";
+import { UploadedFile, type UploadTransfer } from "./uploaded-file.js";
+
+/** A file up to this size stays in memory; a larger one is written to the call's folder as it arrives. */
+export const IN_MEMORY_MAX_BYTES = 64 * 1024;
+
+export const TEMP_PREFIX = "counterpart-call-";
+
+export class CallFiles {
+  #dir: Promise<string> | undefined;
+  // Made when a call has files: one of these is made for every call.
+  /** Received files by their part index. */
+  #files: Map<number, UploadedFile> | undefined;
+  /** Where each file sits in the arguments, once placed. */
+  #placements: Array<{ at: Array<string | number>; file: UploadedFile }> | undefined;
+  /** Writes still going on: removal waits for them, so no file is created after it. */
+  #writing: Set<Promise<unknown>> | undefined;
+  #disposed = false;
+
+  /** The call's temporary folder, made on first use. */
+  dir(): Promise<string> {
+    if (this.#disposed) return Promise.reject(new Error("the call has ended: its temporary folder is gone"));
+    this.#dir ??= mkdtemp(join(tmpdir(), TEMP_PREFIX));
+    return this.#dir;
+  }
+
+  /** The folder's path when it was made, for a download answer's check. */
+  async madeDir(): Promise<string | undefined> {
+    return this.#dir?.catch(() => undefined);
+  }
+
+  get hasFiles(): boolean {
+    return this.#files !== undefined && this.#files.size > 0;
+  }
+
+  file(index: number): UploadedFile | undefined {
+    return this.#files?.get(index);
+  }
+
+  indices(): Iterable<number> {
+    return this.#files?.keys() ?? [];
+  }
+
+  place(at: Array<string | number>, file: UploadedFile): void {
+    (this.#placements ??= []).push({ at, file });
+  }
+
+  placements(): ReadonlyArray<{ at: Array<string | number>; file: UploadedFile }> | undefined {
+    return this.#placements;
+  }
+
+  transfers(): UploadTransfer[] {
+    return (this.#placements ?? []).map(({ at, file }) => file.transfer(at));
+  }
+
+  /**
+   * Reads one file part to its end: in memory up to IN_MEMORY_MAX_BYTES, then on disk, with
+   * backpressure (the part is not read faster than the disk takes it). Rejects when the
+   * part is destroyed (a refused upload) or the disk fails.
+   */
+  spool(index: number, name: string, type: string, part: Readable): Promise<void> {
+    const writing = this.#spool(index, name, type, part);
+    const pending = (this.#writing ??= new Set());
+    pending.add(writing);
+    const forget = () => pending.delete(writing);
+    writing.then(forget, forget);
+    return writing;
+  }
+
+  async #spool(index: number, name: string, type: string, part: Readable): Promise<void> {
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let out: WriteStream | undefined;
+    let path: string | undefined;
+    try {
+      for await (const chunk of part as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (!out) {
+          if (size <= IN_MEMORY_MAX_BYTES) {
+            chunks.push(chunk);
+            continue;
+          }
+          path = join(await this.dir(), `upload-${index}`);
+          out = createWriteStream(path, { flags: "wx" });
+          for (const held of chunks) out.write(held);
+          chunks = [];
+        }
+        if (!out.write(chunk)) await once(out, "drain");
+      }
+      if (out) {
+        out.end();
+        await once(out, "finish");
+      }
+    } catch (error) {
+      out?.destroy();
+      throw error;
+    }
+    const source = path === undefined ? { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) } : { path };
+    (this.#files ??= new Map()).set(index, new UploadedFile({ name, type, size }, source));
+  }
+
+  /** Removes the folder and everything in it; nothing to do (and no promise) when none was made. */
+  dispose(): Promise<void> | undefined {
+    this.#disposed = true;
+    const dir = this.#dir;
+    if (dir === undefined) return undefined;
+    return (async () => {
+      await Promise.allSettled([...(this.#writing ?? [])]);
+      const path = await dir.catch(() => undefined);
+      if (path !== undefined) await rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+    })();
+  }
+}
