@@ -25,7 +25,9 @@ export async function pretransformTypeScript(entry: string): Promise<void> {
         try {
           rememberTransform(args.path, source, { code: await transformTypeScript(args.path, source) });
         } catch (error) {
-          rememberTransform(args.path, source, { error: error as Error });
+          // The one-line message alone, as the loader thread passes it on Node 20: esbuild's
+          // own error as its cause would be logged after it, saying the same thing again.
+          rememberTransform(args.path, source, { error: new SyntaxError((error as Error).message) });
           return { contents: "", loader: "empty" };
         }
         return { contents: source, loader: "ts" };
