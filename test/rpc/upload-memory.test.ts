@@ -80,7 +80,10 @@ describe("a 1 GiB upload", () => {
     const answer = await upload(server.url, GIB);
     expect([answer.status, answer.body.result]).toEqual([200, { size: GIB, sha256: answer.sha256 }]);
     const grown = peakRss(pid) - before;
-    expect(grown).toBeLessThan(64 * MB);
+    // Node 24's V8 keeps more young-generation memory even at 16 MB per semi-space: 64–72 MB
+    // measured there (README "Files and binary data"), so its bound is looser; a file held
+    // whole in memory would still fail it by far.
+    expect(grown).toBeLessThan((process.versions.node.startsWith("24.") ? 96 : 64) * MB);
     await waitFor(() => readdirSync(serverTmp).length === 0, 2000, "the temporary folder to go");
   });
 });

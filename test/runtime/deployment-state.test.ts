@@ -104,6 +104,8 @@ describeWithRedis("two index.js processes sharing one Redis", () => {
     expect(plainStatuses.length).toBeGreaterThan(10);
     expect(plainStatuses.filter((status) => status !== 200)).toEqual([]);
 
+    // The log is written asynchronously: wait until the outage's lines are out.
+    await waitFor(() => a.stdout().includes("reachable again") && a.stdout().includes("is unreachable"), 5_000, "the outage's log lines");
     const lines = a.stdout().split("\n");
     expect(lines.filter((line) => line.includes("is unreachable"))).toHaveLength(1);
     expect(lines.filter((line) => line.includes("circuit breakers cannot reach Redis"))).toHaveLength(1);
