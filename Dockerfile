@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The server in a container (docs/deployment.md "Containers"). The build stage compiles
+# The server in a container (docs/guides/deployment.md "Containers"). The build stage compiles
 # dist/ with the dev dependencies; the runtime stage gets only the production
 # dependencies, dist/, the entrypoints and the bundled demo app, which it serves unless
 # APP_ROOT names another app root (copied in by an image built FROM this one, or mounted).

@@ -1,4 +1,4 @@
-// Files through a method (README "Files and binary data") against a bare Fastify route
+// Files through a method (docs/guides/files.md) against a bare Fastify route
 // doing the same work (bench/servers/fastify-files.mjs), each in a fresh process pinned to
 // the server core:
 //   1. an upload of BENCH_FILES_BYTES (1 GiB) as multipart, hashed by the method as it

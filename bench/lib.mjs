@@ -27,7 +27,7 @@ export const CONNECTIONS = 50;
 /**
  * `--config` arguments for a gateway: `file` as it is, or (`BENCH_METRICS=1`) a copy of it
  * (of `{}` without one) with `server.metrics.enabled`, which nobody scrapes: what recording
- * metrics costs the request path (README "Benchmarks").
+ * metrics costs the request path (docs/reference/benchmarks.md).
  */
 export function gatewayConfigArgs(file) {
   if (process.env.BENCH_METRICS !== "1") return file ? ["--config", file] : [];

@@ -1,4 +1,4 @@
-// Rate limits on the RPC echo (README "Rate limits"): the echo with no limit against the
+// Rate limits on the RPC echo (docs/guides/server-methods.md "Rate limits"): the echo with no limit against the
 // same echo under a per-session limit too large to refuse in a round, counted in the
 // process's memory and, on a second gateway, in a real redis-server (started here on the
 // load core, as in bench/session.mjs); and a refused call (429 RPC_RATE_LIMITED: one call a

@@ -1,4 +1,4 @@
-// Session data on the RPC path (README "Session data"): the RPC echo, and a method that
+// Session data on the RPC path (docs/guides/sessions-and-state.md): the RPC echo, and a method that
 // reads and writes its session's data on every call (bench/app/plugins/bench/session.server.mjs),
 // each on a gateway keeping session data in its own memory and on one keeping it in a real
 // redis-server (started here with no persistence, on the load core: it stands for a Redis on

@@ -1,4 +1,4 @@
-// What a deployment-wide concurrency slot (`concurrencyScope: "deployment"`, docs/deployment.md
+// What a deployment-wide concurrency slot (`concurrencyScope: "deployment"`, docs/guides/deployment.md
 // "Shared state and Redis") costs per call: one gateway process with `server.redis` set,
 // the same echo without a limit, with a per-process limit and with a deployment-wide one,
 // both limits far above the 50 connections so that no call waits (bench/slots-app). A real

@@ -1,4 +1,4 @@
-// Streaming answers (README "Streaming answers"), servers pinned to the server core, the
+// Streaming answers (docs/guides/streaming.md), servers pinned to the server core, the
 // reader in this process on the load core (lib.mjs):
 //   a. events per second through one stream, and the server's CPU µs per event, for a raw
 //      node:http handler writing the same NDJSON (bench/servers/raw-stream.mjs), the gateway

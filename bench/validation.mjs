@@ -1,4 +1,4 @@
-// Input validation on the RPC echo (README "Validating input and output"): the echo with no
+// Input validation on the RPC echo (docs/guides/server-methods.md "Validating input and output"): the echo with no
 // schema against the same echo whose policy declares a small zod object schema for its
 // argument, on one gateway process, interleaved rounds, 50 connections (lib.mjs). Beside
 // the difference, zod's own cost for the same parse, measured alone in this process: what a

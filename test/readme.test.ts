@@ -1,17 +1,17 @@
-// The README's error table is the client-facing contract: it must list exactly the codes
-// the server can answer, with their statuses.
+// The error table of docs/reference/error-codes.md is the client-facing contract: it must
+// list exactly the codes the server can answer, with their statuses.
 import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ERROR_CODES, STARTUP_ERROR_CODES } from "../dist/index.js";
 
-const readme = readFileSync(join(import.meta.dirname, "../README.md"), "utf8");
-const table = readme.slice(readme.indexOf("## Error codes"), readme.indexOf("## Benchmarks"));
+const errorPage = readFileSync(join(import.meta.dirname, "../docs/reference/error-codes.md"), "utf8");
+const table = errorPage.slice(0, errorPage.indexOf("## Start-up errors"));
 const rows = new Map(
   [...table.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((match) => [match[1]!, Number(match[2])]),
 );
 
-describe("README error codes", () => {
+describe("docs/reference/error-codes.md error codes", () => {
   it("lists every declared code with its status", () => {
     for (const [code, { status }] of Object.entries(ERROR_CODES)) {
       expect([code, rows.get(code)]).toEqual([code, status]);
@@ -23,9 +23,8 @@ describe("README error codes", () => {
   });
 });
 
-describe("README start-up error codes", () => {
-  const start = readme.indexOf("#### Start-up errors");
-  const section = readme.slice(start, readme.indexOf("\n## ", start));
+describe("docs/reference/error-codes.md start-up error codes", () => {
+  const section = errorPage.slice(errorPage.indexOf("## Start-up errors"));
   const listed = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
 
   it("lists exactly the declared codes", () => {
@@ -58,7 +57,7 @@ describe("citations a reader can follow", () => {
 
   it("scans the source, tests, docs, scripts and deployment files", () => {
     expect(files.map((file) => relative(REPO, file))).toEqual(
-      expect.arrayContaining(["src/index.ts", "docs/proxy.md", "README.md", ".ci/run", "Dockerfile", "deploy/kubernetes/deployment.yaml"]),
+      expect.arrayContaining(["src/index.ts", "docs/guides/proxy.md", "README.md", ".ci/run", "Dockerfile", "deploy/kubernetes/deployment.yaml"]),
     );
   });
 

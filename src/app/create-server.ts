@@ -78,7 +78,7 @@ export interface CreateServerOptions {
   /** Where session data lives, when not in this process: a cluster worker's goes to its master. Redis (`server.redis`) wins over it. */
   sessionStore?: SessionStore;
   /**
-   * Check results against their policy's `output` (README "Server methods"). Default: in
+   * Check results against their policy's `output` (docs/guides/server-methods.md "Server methods"). Default: in
    * dev mode or with `server.rpc.validateOutput`; the testing kit's `startTestApp` sets it.
    */
   validateOutput?: boolean;

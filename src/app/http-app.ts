@@ -15,7 +15,7 @@ import { requestIdFor } from "../tracing/request-id.js";
 import { fixedHeaders } from "../http/security-headers.js";
 
 /**
- * A draining process's 503 never ran anything (docs/deployment.md "Graceful shutdown"): it
+ * A draining process's 503 never ran anything (docs/guides/deployment.md "Graceful shutdown"): it
  * says so, so that a balancer may send the request, a POST included, to another host (nginx
  * keys on the 503 itself, `proxy_next_upstream http_503 non_idempotent`; others, such as
  * Envoy's retriable headers, on this header), and a client that sees it may come back soon.

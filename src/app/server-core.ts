@@ -46,6 +46,6 @@ export interface ServerCore {
   facade: CoreFacade;
   /** Routes boot hooks registered. */
   serverRoutes: ServerRoutes;
-  /** Where session data lives: this process, the cluster's master, or Redis (README "Session data"). */
+  /** Where session data lives: this process, the cluster's master, or Redis (docs/guides/sessions-and-state.md). */
   sessionStore: SessionStore;
 }

@@ -1,5 +1,5 @@
 /**
- * The composition of state shared across processes (docs/deployment.md "Shared state and
+ * The composition of state shared across processes (docs/guides/deployment.md "Shared state and
  * Redis"): the Redis state when `server.redis` is set, and the start-up warning for
  * deployment-wide limits that have no Redis to count on.
  */

@@ -1,6 +1,6 @@
 /**
  * Graceful shutdown of one server process, shared by `index.js` and each cluster worker
- * (docs/deployment.md "Graceful shutdown"): on SIGTERM or SIGINT turn not ready and answer
+ * (docs/guides/deployment.md "Graceful shutdown"): on SIGTERM or SIGINT turn not ready and answer
  * new work 503, let the calls and proxied streams under way finish within
  * `server.shutdownTimeoutMs` while the probes still answer, then stop listening, release
  * the isolation pool, exit 0.

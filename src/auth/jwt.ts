@@ -1,5 +1,5 @@
 /**
- * HS256 bearer tokens (docs/proxy.md "The `jwt` verifier"):
+ * HS256 bearer tokens (docs/guides/proxy.md "The `jwt` verifier"):
  * settings resolved once at start (global `server.auth.jwt` overridden key by key by a
  * proxy's `auth.jwt` or an RPC context's `verifiers.jwt`), and the check of one token.
  * Imports only jose, the config schema and the error module.
@@ -31,7 +31,7 @@ export interface JwtSettingsSource {
 /**
  * Merges the sources key by key (later wins) and resolves the secret. The secret comes
  * from the most specific source that sets `secret` or `secretEnv`, so a context's
- * `secretEnv` wins over a global `secret` (docs/proxy.md "Settings").
+ * `secretEnv` wins over a global `secret` (docs/guides/proxy.md "Settings").
  */
 export function resolveJwtSettings(sources: JwtSettingsSource[], env: NodeJS.ProcessEnv): ResolvedJwtSettings {
   const parsed = sources.map((source) => ({ path: source.path, settings: parseSettings(source) }));

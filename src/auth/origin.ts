@@ -1,5 +1,5 @@
 /**
- * Origin check for session-bound calls (README "Cross-origin calls").
+ * Origin check for session-bound calls (docs/guides/server-methods.md "Cross-origin calls").
  * SameSite=Lax already keeps the cookie off cross-site POSTs in current browsers; this
  * refuses the call outright when the browser says it came from elsewhere, which also
  * covers same-site sibling origins and older browsers.
@@ -43,7 +43,7 @@ export function originAllowed(headers: IncomingHttpHeaders, encrypted: boolean, 
 /**
  * Why `originAllowed` refused, for the log only (the answer stays the code's own): both
  * origins side by side show at once the usual cause, a proxy that drops the port
- * (docs/deployment.md "nginx"). Both come from request headers, so they are cut short
+ * (docs/guides/deployment.md "nginx"). Both come from request headers, so they are cut short
  * and stripped of control characters before they reach a log line.
  */
 export class OriginMismatch extends Error {

@@ -1,5 +1,5 @@
 /**
- * RPC verifier contexts (README "Exposing a method: authentication"): which
+ * RPC verifier contexts (docs/guides/server-methods.md "Exposing a method: authentication"): which
  * `rpcVerifiers` entry applies to a call, and running its verifiers in `all` or `any`
  * mode. Session and CSRF are not verifiers; they run earlier in the request path.
  */

@@ -1,5 +1,5 @@
 /**
- * Stateless viewer sessions (README "Exposing a method: authentication"):
+ * Stateless viewer sessions (docs/guides/server-methods.md "Exposing a method: authentication"):
  * `v1.<id>.<expiresAtSec>.<mac>` where
  * mac = HMAC-SHA256(secret, "session:v1.<id>.<expiresAtSec>"). Any process holding the
  * same secret accepts the token, so cluster workers and several hosts share sessions

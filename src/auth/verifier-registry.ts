@@ -3,7 +3,7 @@
  * A `Map`, so a verifier name from the config can never resolve to an inherited property.
  * A name belongs to whoever registered it first: a second registration is refused, naming
  * both, so that one plugin cannot silently take over another's verifier. Only the
- * built-ins may be replaced (README "Exposing a method: authentication").
+ * built-ins may be replaced (docs/guides/server-methods.md "Exposing a method: authentication").
  */
 export class VerifierRegistry<Fn extends (...args: never[]) => unknown> {
   readonly #verifiers = new Map<string, Fn>();

@@ -1,6 +1,6 @@
 /**
  * What verifiers are: functions a plugin registers from its boot hook (README "Exposing a
- * method: authentication", docs/proxy.md "Verifiers"). Both kinds pass by returning `true`
+ * method: authentication", docs/guides/proxy.md "Verifiers"). Both kinds pass by returning `true`
  * or `{ ok: true, user? }`, and fail by returning anything else or throwing; one runner
  * (run-verifiers.ts) applies that rule to RPC calls and proxied requests alike.
  */
@@ -13,7 +13,7 @@ export type VerifierResult = boolean | { ok: boolean; user?: unknown } | null | 
 export interface RpcVerifierInput {
   req: IncomingMessage;
   res: ServerResponse;
-  /** A frozen view of the server for plugin code (README "Exposing a method: authentication"). */
+  /** A frozen view of the server for plugin code (docs/guides/server-methods.md "Exposing a method: authentication"). */
   core: CoreFacade;
   contextId: string | undefined;
   context: VerifierContext;

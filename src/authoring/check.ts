@@ -1,5 +1,5 @@
 /**
- * `counterpart check` (README "The author's toolkit"): type-checks an app's server files,
+ * `counterpart check` (docs/guides/toolkit.md): type-checks an app's server files,
  * the same files the server loads (`scanRoot`), with the app's own `tsconfig.json` when it
  * has one. It never runs them. `.js` server files are checked only when that tsconfig
  * turns `checkJs` on, as `tsc` itself would.

@@ -1,6 +1,6 @@
 /**
  * Where this copy of the server came from, so that `counterpart init` writes a dependency
- * `npm install` can satisfy (README "Your own app"). The package is not on the npm
+ * `npm install` can satisfy (docs/guides/your-app.md). The package is not on the npm
  * registry yet: an app made from a clone or from a packed tarball that asked for
  * `^version` would answer 404 at its first `npm install`.
  *

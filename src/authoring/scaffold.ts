@@ -1,5 +1,5 @@
 /**
- * `counterpart init [dir]` (README "The author's toolkit"): copies the app template
+ * `counterpart init [dir]` (docs/guides/toolkit.md): copies the app template
  * (`templates/app/` in this package) into a new folder, with the app's name and its
  * dependency on this package filled in. It never overwrites: a folder that already holds anything
  * but a `.git` is refused.

@@ -1,5 +1,5 @@
 /**
- * `counterpart types` (README "Typed calls: counterpart types"): reads the app's server
+ * `counterpart types` (docs/guides/toolkit.md "Typed calls: counterpart types"): reads the app's server
  * files with the TypeScript compiler API, never running them, and writes the `.d.ts` that
  * types `xserver.plugin.<id>.<method>`, `AppElement.server()` and `$stream` calls in the
  * viewer's code. The files are the ones the server loads (`scanRoot`), so the two never
@@ -64,7 +64,7 @@ function readItem(ts: TypeScript, programs: Programs, root: string, item: FoundI
         continue;
       }
       const existing = methods.get(method.name);
-      // The server refuses to load such an item (README "Server methods").
+      // The server refuses to load such an item (docs/guides/server-methods.md "Server methods").
       if (existing !== undefined) throw new ToolkitError(`${item.kind} ${item.id}: method "${method.name}" is exported by both ${existing.label} and ${label}`);
       methods.set(method.name, { ...method, label });
     }

@@ -1,6 +1,6 @@
 /**
  * Writes a checker type as self-contained TypeScript text for `counterpart types`, as the
- * browser sees the value after JSON (README "Typed calls: counterpart types" lists the
+ * browser sees the value after JSON (docs/guides/toolkit.md "Typed calls: counterpart types" lists the
  * rules). Two directions:
  *
  * - "output" (results, events): what `JSON.stringify` on the server makes of a value of
@@ -130,7 +130,7 @@ export class JsonTypeWriter {
   }
 
   /**
-   * README "Files and binary data": the browser sends a `Blob` (or `File`) where a method
+   * docs/guides/files.md: the browser sends a `Blob` (or `File`) where a method
    * takes an `UploadedFile`, and receives a `Blob` where it returns `APP_SERVER.file(…)`.
    * Known by the package's own declarations, not by a name an app could reuse.
    */

@@ -1,6 +1,6 @@
 /**
  * The methods one server file serves, as `counterpart types` sees them through the
- * checker: the names the server would take (README "Server methods": every function
+ * checker: the names the server would take (docs/guides/server-methods.md "Server methods": every function
  * export but `policy`, or only the policy's names with `server.rpc.expose: "policy"` and
  * in a boot hook) and, for a `.ts` file, what the browser sends and gets back. A `.js` or
  * `.mjs` file is listed but typed `unknown`: its types are inferred, not declared.

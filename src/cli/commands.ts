@@ -1,5 +1,5 @@
 /**
- * The author's commands (README "The author's toolkit"): `counterpart <command> [...]`.
+ * The author's commands (docs/guides/toolkit.md): `counterpart <command> [...]`.
  * Anything else on the command line starts the server. A Map, so that a word typed on
  * the command line never reaches an inherited property.
  */

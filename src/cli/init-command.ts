@@ -1,6 +1,6 @@
 /**
  * `counterpart init [dir] [--name NAME]`: a new app root with a TypeScript plugin, a page
- * that calls it and a test of its methods (README "The author's toolkit").
+ * that calls it and a test of its methods (docs/guides/toolkit.md).
  */
 import { relative, resolve } from "node:path";
 import { parseArgs } from "node:util";

@@ -1,5 +1,5 @@
 /**
- * Command-line flags and their environment twins (README "Your own app"). A flag wins over
+ * Command-line flags and their environment twins (docs/guides/your-app.md). A flag wins over
  * its variable.
  */
 import { parseArgs } from "node:util";

@@ -1,6 +1,6 @@
 /**
  * The application context: the HttpClient that RPC calls use unless a caller picks
- * another (docs/browser-client.md "The transport"). The global `xserver` and every
+ * another (docs/guides/browser.md "The transport"). The global `xserver` and every
  * AppElement without its own `client` read it at call time, so replacing it with
  * `xserver.setHttpClient(client)` changes the transport for all of them at once.
  */

@@ -1,6 +1,6 @@
 /**
  * AppElement: a UI part that knows its plugin or module and calls its server methods
- * (docs/browser-client.md "`AppElement`"). A plain class, not an HTMLElement, so
+ * (docs/guides/browser.md "`AppElement`"). A plain class, not an HTMLElement, so
  * it works in any framework; in a custom element, hold one as a field:
  *
  *   class WeatherCard extends HTMLElement {

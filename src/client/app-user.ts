@@ -1,5 +1,5 @@
 /**
- * AppUser: the page's in-memory secret store and event source (docs/browser-client.md
+ * AppUser: the page's in-memory secret store and event source (docs/guides/browser.md
  * "The 401 refresh flow"). A login client stores tokens with `setSecret`; every
  * HttpClient reads them with `getSecret` and, on a 401, raises `requestSecretUpdate`
  * here and waits for the `secret-updated` that the next `setSecret` raises.

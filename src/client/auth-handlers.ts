@@ -1,5 +1,5 @@
 /**
- * Auth headers from stored secrets (docs/browser-client.md "Auth handlers"): for each
+ * Auth headers from stored secrets (docs/guides/browser.md "Auth handlers"): for each
  * type in order, read the secret, call the handler for that type (the client's own first,
  * then the global registry) and merge what it returns.
  *

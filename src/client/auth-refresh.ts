@@ -1,5 +1,5 @@
 /**
- * The 401 refresh (docs/browser-client.md, "The 401 refresh flow"): raise
+ * The 401 refresh (docs/guides/browser.md, "The 401 refresh flow"): raise
  * `requestSecretUpdate` with `{ type, contextId }` on the secret store for each auth
  * type, then wait for the `secret-updated` that the login client's `setSecret` raises,
  * but only when someone listened to the request.

@@ -1,5 +1,5 @@
 /**
- * Request bodies out and response bodies in (docs/browser-client.md "Request options"):
+ * Request bodies out and response bodies in (docs/guides/browser.md "Request options"):
  * objects become JSON with a content type, the body types fetch understands go
  * untouched, and `expect` decides how an answer is parsed.
  */

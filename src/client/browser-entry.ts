@@ -1,6 +1,6 @@
 /**
  * /__app/client.js: installs the browser library on `window` for pages without a bundler
- * (README "Calling the server from the browser"). `window.AppUser` is the page's secret
+ * (docs/guides/browser.md "Calling the server from the browser"). `window.AppUser` is the page's secret
  * store instance, as pages use it (`AppUser.setSecret(...)`); the class is
  * `window.AppUserStore`. TimeoutError, ResponseParseError and StreamError are not made
  * globals (a page may have its own names); tell them apart by `err.name` or `err.code`,
@@ -22,7 +22,7 @@ declare global {
     AppUserStore: typeof AppUser;
     AppElement: typeof AppElement;
     xserver: XServer;
-    /** Set by the page, read at each failed call (docs/browser-client.md "Session recovery"). */
+    /** Set by the page, read at each failed call (docs/guides/browser.md "Session recovery"). */
     AppSessionRecovery?: SessionRecovery;
   }
 }

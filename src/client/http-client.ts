@@ -1,5 +1,5 @@
 /**
- * HttpClient: the standard way to call the server from the browser (docs/browser-client.md
+ * HttpClient: the standard way to call the server from the browser (docs/guides/browser.md
  * "`HttpClient`"). It builds the URL (plain or through `/proxy/<alias>`), adds the
  * CSRF header on same-origin calls and auth headers from stored secrets, retries what
  * is safe to retry, and on a 401 asks the login client for a fresh secret once. In

@@ -1,5 +1,5 @@
 /**
- * `<package>/client`: the browser library for bundlers (docs/browser-client.md). The same
+ * `<package>/client`: the browser library for bundlers (docs/guides/browser.md). The same
  * code is served as one classic script at /__app/client.js (see browser-entry.ts).
  * Browser code only: nothing here imports from the server side or from Node.
  */

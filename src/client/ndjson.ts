@@ -1,5 +1,5 @@
 /**
- * Newline-delimited JSON in (docs/browser-client.md "`HttpClient.stream`"): bytes arrive in
+ * Newline-delimited JSON in (docs/guides/browser.md "`HttpClient.stream`"): bytes arrive in
  * chunks that split lines and even UTF-8 characters anywhere, so the text is decoded in
  * stream mode and only complete lines are parsed. A line may end in `\r\n`; blank lines
  * are skipped. A malformed complete line is an error, not a line to skip: what follows it

@@ -1,5 +1,5 @@
 /**
- * When and how long HttpClient waits before trying again (docs/browser-client.md,
+ * When and how long HttpClient waits before trying again (docs/guides/browser.md,
  * "Retries and timeouts"): 429 and 5xx, exponential backoff with full jitter (base
  * 300 ms, factor 2, cap 10 s), `Retry-After` in seconds or HTTP-date form capped at
  * 60 s. POST and PATCH are retried only on 429 and 503, the answers that say the server

@@ -1,5 +1,5 @@
 /**
- * One streaming RPC call (docs/browser-client.md "Streaming calls"): the same POST as
+ * One streaming RPC call (docs/guides/browser.md "Streaming calls"): the same POST as
  * `rpcCall` with `X-APP-Rpc-Stream: 1`, answered with NDJSON records. The handle comes
  * back at once; a pump reads the answer to its end whether or not the caller reads the
  * events, so `result` always settles, and only the terminal record can make it succeed.

@@ -1,5 +1,5 @@
 /**
- * One RPC call (docs/browser-client.md "RPC calls with `xserver`"): POST
+ * One RPC call (docs/guides/browser.md "RPC calls with `xserver`"): POST
  * `/__rpc/<kind>/<id>/<method>` with `{ args, viewerId?, contextId? }`, resolving to
  * `result`. An error answer rejects with the HttpError the transport raised, which
  * carries `status`, `code`, `details`; a lost session is first reported to the page's
@@ -113,7 +113,7 @@ export function rpcCsrfHeaders(client: RpcTransport, path: string): Record<strin
 }
 
 /**
- * One call. An input holding Blobs goes as multipart (README "Files and binary data");
+ * One call. An input holding Blobs goes as multipart (docs/guides/files.md);
  * through an HttpClient of ours, an answer that is not JSON (a file) resolves to a Blob.
  */
 export async function rpcCall(call: RpcRequest): Promise<unknown> {

@@ -1,6 +1,6 @@
 /**
  * One request pass: attempts with a per-attempt timeout, retried as
- * docs/browser-client.md "Retries and timeouts" says. The timer runs until `readOk` has
+ * docs/guides/browser.md "Retries and timeouts" says. The timer runs until `readOk` has
  * finished with the OK response: `request()` reads the whole body there, so a server that
  * sends headers and then stalls still times out, while `stream()` hands the response on
  * at once and owns the body's lifetime itself.

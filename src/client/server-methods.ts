@@ -1,5 +1,5 @@
 /**
- * The registry that typed calls read (README "Typed calls: counterpart types"). The file
+ * The registry that typed calls read (docs/guides/toolkit.md "Typed calls: counterpart types"). The file
  * `counterpart types` writes augments `ServerMethods` with the app's plugins and modules:
  *
  *   declare module "@counterpart-viewer/server/client" {

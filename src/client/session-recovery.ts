@@ -1,5 +1,5 @@
 /**
- * The page's session-recovery hook (docs/browser-client.md "Session recovery"): when a
+ * The page's session-recovery hook (docs/guides/browser.md "Session recovery"): when a
  * call fails because the viewer's session is gone or its CSRF token no longer matches,
  * `window.AppSessionRecovery.handle({ status, code, message, source })` is called, so the
  * page can reload and get a fresh session instead of every caller handling it alone.

@@ -1,5 +1,5 @@
 /**
- * The OK answer `HttpClient.stream()` resolves to (docs/browser-client.md
+ * The OK answer `HttpClient.stream()` resolves to (docs/guides/browser.md
  * "`HttpClient.stream`"): its headers, and its body as NDJSON records read as they arrive.
  * The body has no timeout of its own; the caller's signal and `cancel()` end it, and so
  * does leaving `lines()` early, which releases the connection instead of leaving the

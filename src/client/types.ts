@@ -1,5 +1,5 @@
 /**
- * The public shapes of the browser client: HttpClient options (docs/browser-client.md
+ * The public shapes of the browser client: HttpClient options (docs/guides/browser.md
  * "Constructor options" and "Request options"), the auth handler ("Auth handlers"), the
  * secret store that AppUser implements and the page's session-recovery hook ("Session
  * recovery").
@@ -14,7 +14,7 @@ export type QueryScalar = string | number | boolean | bigint | Date | null | und
 /** Arrays become repeated keys (`?tag=a&tag=b`); null and undefined values are skipped. */
 export type QueryParams = Record<string, QueryScalar | readonly QueryScalar[]>;
 
-/** What an auth handler receives (docs/browser-client.md "Auth handlers"). */
+/** What an auth handler receives (docs/guides/browser.md "Auth handlers"). */
 export interface AuthHandlerInput {
   secret: string;
   type: string;
@@ -68,7 +68,7 @@ export interface HttpClientOptions {
   secretStore?: SecretStore;
   /** Per-attempt timeout in ms; default 30000; 0 disables it. */
   timeoutMs?: number;
-  /** Retries on 429 and 5xx (docs/browser-client.md "Retries and timeouts"); default 3; 0 disables. */
+  /** Retries on 429 and 5xx (docs/guides/browser.md "Retries and timeouts"); default 3; 0 disables. */
   maxRetries?: number;
   /**
    * How long a `$stream` call carried by this client may go without a byte from the
@@ -123,7 +123,7 @@ export interface SecretEventPayload {
 /** Where a lost session was noticed: an RPC call, or an HttpClient request through `/proxy/`. */
 export type SessionLossSource = "rpc" | "proxy";
 
-/** What `window.AppSessionRecovery.handle` receives (docs/browser-client.md "Session recovery"). */
+/** What `window.AppSessionRecovery.handle` receives (docs/guides/browser.md "Session recovery"). */
 export interface SessionLossInfo {
   /** The answer's status: 401 for a missing session, 403 for a bad CSRF token. */
   status: number | undefined;

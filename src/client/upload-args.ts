@@ -1,5 +1,5 @@
 /**
- * The browser's half of the upload wire format (README "Files and binary data"): every
+ * The browser's half of the upload wire format (docs/guides/files.md): every
  * `Blob` (a `File` too) anywhere in a call's input is replaced by `{"$file": n}` and sent
  * as the multipart part `file:<n>`, beside the part `args` holding the JSON body. An input
  * without a Blob is sent as JSON, as ever.

@@ -1,5 +1,5 @@
 /**
- * Final URL of a request (docs/browser-client.md "URLs"): `baseURL` + `/` +
+ * Final URL of a request (docs/guides/browser.md "URLs"): `baseURL` + `/` +
  * path without doubled slashes at the join, absolute http(s) paths as they are, and in
  * proxy mode `/proxy/<alias>/<baseURL>/<path>`; then the `query` option.
  */

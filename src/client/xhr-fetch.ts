@@ -1,6 +1,6 @@
 /**
  * fetch has no upload progress, so a request with `onUploadProgress` goes through
- * XMLHttpRequest instead (docs/browser-client.md "Request options"): same URL, headers,
+ * XMLHttpRequest instead (docs/guides/browser.md "Request options"): same URL, headers,
  * body and abort, answered as a fetch `Response` so everything after the send is shared.
  * A `ReadableStream` body cannot go this way; it is sent with fetch, without progress.
  */

@@ -1,5 +1,5 @@
 /**
- * `window.xserver` (docs/browser-client.md "RPC calls with `xserver`", "Streaming calls",
+ * `window.xserver` (docs/guides/browser.md "RPC calls with `xserver`", "Streaming calls",
  * "Dev-mode routes"): `xserver.module[id].method(input)`, `xserver.plugin[id].method(input)`,
  * their `$stream.method(input)` twins and the dev-mode `xserver.server.core.getStatus/getLogs`
  * (with the `server.dev.getLogs` alias).
@@ -58,7 +58,7 @@ export interface XServer {
       readonly getStatus: ServerCall<unknown, unknown>;
       readonly getLogs: ServerCall<LogsPayload, LogsAnswer>;
     };
-    /** Compatibility alias of `server.core` for `getLogs` (README "Dev mode"). */
+    /** Compatibility alias of `server.core` for `getLogs` (docs/guides/server-methods.md "Dev mode"). */
     readonly dev: { readonly getLogs: ServerCall<LogsPayload, LogsAnswer> };
   };
   /** The transport; assignable. The global xserver shares it with every AppElement. */

@@ -1,5 +1,5 @@
 /**
- * A cluster worker's session store: the master holds the data (README "Session data"), so
+ * A cluster worker's session store: the master holds the data (docs/guides/sessions-and-state.md), so
  * that a viewer whose calls land on different workers sees one session. Each load and
  * save is one request over the worker's IPC channel; a master that does not answer in
  * time counts as an unreachable store (503 SESSION_STORE_UNAVAILABLE for the calls that

@@ -43,7 +43,7 @@ export class MasterServices {
   readonly #ringBuffer: LogRingBuffer | null;
   readonly #log: Logger;
   #registry: Registry | null = null;
-  /** Every worker's session data (README "Session data"); null when the workers keep it in Redis. */
+  /** Every worker's session data (docs/guides/sessions-and-state.md); null when the workers keep it in Redis. */
   readonly #sessions: SessionStore | null;
 
   constructor(facts: MasterFacts, ringBuffer: LogRingBuffer | null, log: Logger, sessions: SessionStore | null) {
@@ -110,32 +110,38 @@ export class MasterServices {
     return AggregatorRegistry.aggregate(parts).metrics();
   }
 
-  /** The master's own series: how many workers serve, and how often they were replaced. */
+  /** The master's own series, made on the first scrape. */
   #masterRegistry(): Registry {
-    if (this.#registry) return this.#registry;
-    const registry = new Registry();
-    const facts = this.#facts;
-    new Gauge({
-      name: "app_cluster_workers",
-      help: "Cluster workers by state",
-      labelNames: ["state"] as const,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const state of ["starting", "ready", "stopping"] as const) {
-          this.set({ state }, facts.handles().filter((handle) => handle.state === state).length);
-        }
-      },
-    });
-    new Gauge({
-      name: "app_cluster_worker_restarts",
-      help: "Workers replaced after a crash since the master started",
-      registers: [registry],
-      collect() {
-        this.set(facts.restarts());
-      },
-    });
-    this.#registry = registry;
-    return registry;
+    this.#registry ??= createMasterRegistry(this.#facts);
+    return this.#registry;
   }
+}
+
+/**
+ * The master's own series: how many workers serve, and how often they were replaced
+ * (exported for scripts/docs.mjs, which lists every series in docs/reference/metrics.md).
+ */
+export function createMasterRegistry(facts: Pick<MasterFacts, "handles" | "restarts">): Registry {
+  const registry = new Registry();
+  new Gauge({
+    name: "app_cluster_workers",
+    help: "Cluster workers by state (starting, ready, stopping); cluster only",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const state of ["starting", "ready", "stopping"] as const) {
+        this.set({ state }, facts.handles().filter((handle) => handle.state === state).length);
+      }
+    },
+  });
+  new Gauge({
+    name: "app_cluster_worker_restarts",
+    help: "Workers replaced after a crash since the master started; cluster only",
+    registers: [registry],
+    collect() {
+      this.set(facts.restarts());
+    },
+  });
+  return registry;
 }

@@ -32,7 +32,7 @@ export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv): Prom
  * Validates a config object (from a file or handed to `createServer`). Every problem the
  * schema finds is reported at once, so that a config with three typos takes one restart to
  * fix, not three: one problem is one line (`<source>: <key path>: <what is wrong>`), several
- * are a first line that counts them and one indented line each (README "Your own app").
+ * are a first line that counts them and one indented line each (docs/guides/your-app.md).
  */
 export function parseConfig(raw: unknown, env: NodeJS.ProcessEnv, source = "config"): ResolvedConfig {
   const fromEnv = new Set<string>();

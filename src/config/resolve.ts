@@ -8,7 +8,7 @@ import type { AppConfigFile, HeadersConfig, IsolationSettings, JwtSettings, Prox
 import { frozenCopy, secretLookingValues } from "./secure-config.js";
 
 export interface RpcSettings {
-  /** Which functions of a server file are methods (README "Server methods"). */
+  /** Which functions of a server file are methods (docs/guides/server-methods.md "Server methods"). */
   expose: "exports" | "policy";
   maxBodyBytes: number;
   timeoutMs: number;
@@ -38,7 +38,7 @@ export interface RedisSettings {
   leaseMs: number;
 }
 
-/** `server.headers`, with the defaults filled in (README "Configuration"). */
+/** `server.headers`, with the defaults filled in (docs/reference/configuration.md). */
 export interface HeaderSettings {
   noSniff: boolean;
   referrerPolicy: string | false;

@@ -1,5 +1,5 @@
 /**
- * The two tiers of an item's secure config (README "Secure config"): the author's
+ * The two tiers of an item's secure config (docs/guides/server-methods.md "Secure config"): the author's
  * `<item>/server.json` under the deployer's `server.secure.plugins|modules.<id>`. Plain
  * data only, merged over own keys: a key that could reach a prototype (`__proto__`,
  * `constructor`, `prototype`) is dropped, and every result is a frozen copy, so that a

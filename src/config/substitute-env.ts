@@ -5,7 +5,7 @@ const REFERENCE = /<%\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:(:-|-)(.*?))?\s*%>/g;
 
 /**
  * Replaces `<% NAME %>` in every string value with the environment variable NAME
- * (README "Configuration"). An unset variable without a default is a startup error naming
+ * (docs/reference/configuration.md). An unset variable without a default is a startup error naming
  * the key path, so a deployment never runs with an empty API key in an upstream header.
  * Every value taken from the environment is collected into `substituted`, the set of
  * values the logger masks; a default written in the file is not a secret.

@@ -5,7 +5,7 @@
  * `server.secure` is that item's own secure config.
  *
  * The same values are reachable as `core.server` and, for code written for xOpat, as
- * `core.CORE.server` (docs/xopat-compat.md).
+ * `core.CORE.server` (docs/guides/xopat.md).
  */
 import type { ItemSecure } from "../config/secure-config.js";
 

@@ -1,6 +1,6 @@
 /**
  * Counters and histograms kept as plain numbers, for what the request path measures
- * (README "HTTP routes", GET /metrics). prom-client's own `inc` and `observe` hash their
+ * (docs/reference/http-routes.md, GET /metrics). prom-client's own `inc` and `observe` hash their
  * label object on every call: 1.3–2.5 µs for one counter and one histogram, up to a tenth
  * of an RPC echo. Here a cell is found through one Map per label and then costs a few
  * additions, about 60 ns for the same two. src/metrics/ turns the cells into prom-client

@@ -1,5 +1,5 @@
 /**
- * Dev mode only (README "Dev mode"): before a call, the server files of its plugin or
+ * Dev mode only (docs/guides/server-methods.md "Dev mode"): before a call, the server files of its plugin or
  * module are brought up to date with the disk, so that an edit takes effect without a
  * restart.
  *

@@ -6,7 +6,7 @@
  * A plugin or module that fails (a file that does not load, a boot hook that throws, a
  * bad policy or server.json) is logged and kept in the registry as failed, so its calls
  * answer 503 RPC_TARGET_UNAVAILABLE while the others serve; with `strict` the start fails
- * instead (README "Server methods").
+ * instead (docs/guides/server-methods.md "Server methods").
  */
 import type { ResolvedConfig } from "../config/resolve.js";
 import { itemSecure, mergeSecureTiers, type SecureBlock } from "../config/secure-config.js";

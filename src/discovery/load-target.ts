@@ -2,7 +2,7 @@
  * Loads the server files of one plugin or module and builds its method table. Used at
  * start, and again for a single edited file in dev mode.
  *
- * Which functions are methods (`server.rpc.expose`, README "Server methods"): with
+ * Which functions are methods (`server.rpc.expose`, docs/guides/server-methods.md "Server methods"): with
  * "exports", every function export but `policy`; with "policy", only the functions the
  * same file names in its `policy`. A boot hook file serves its policy-listed functions in
  * both modes, and `register` never.

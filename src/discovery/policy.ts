@@ -1,5 +1,5 @@
 /**
- * Method policy (README "Server methods" and "Runtime protections"): the `policy` export
+ * Method policy (docs/guides/server-methods.md "Server methods" and "Runtime protections"): the `policy` export
  * of a server file, validated at start and merged with the server-wide defaults, so that
  * the request path only reads plain resolved numbers.
  */
@@ -41,11 +41,11 @@ export interface RuntimePolicyFields {
   concurrencyKey?: string;
   /**
    * `"deployment"`: `maxConcurrency` counts the calls of every process sharing
-   * `server.redis` (README "Runtime protections"); without Redis it stays per process.
+   * `server.redis` (docs/guides/server-methods.md "Runtime protections"); without Redis it stays per process.
    */
   concurrencyScope?: ConcurrencyScope;
   circuitBreaker?: CircuitBreakerPolicy;
-  /** One limit, or several that must all pass (README "Rate limits"). */
+  /** One limit, or several that must all pass (docs/guides/server-methods.md "Rate limits"). */
   rateLimit?: RateLimit | readonly RateLimit[];
 }
 
@@ -87,7 +87,7 @@ export interface MethodPolicy extends RuntimePolicyFields {
   /**
    * A Standard Schema v1 validator (zod, valibot, arktype…) for the method's argument:
    * checked after the verifiers, before the breaker and the queue; the method receives
-   * its output (README "Server methods").
+   * its output (docs/guides/server-methods.md "Server methods").
    */
   input?: StandardSchemaV1;
   /** Checks the result in dev mode, the testing kit, and with `server.rpc.validateOutput`. */
@@ -105,7 +105,7 @@ export interface MethodPolicy extends RuntimePolicyFields {
     isolation?: "none" | "worker";
     /** The method answers a stream of events rather than one JSON body. */
     streaming?: boolean;
-    /** The method takes files (README "Files and binary data"). */
+    /** The method takes files (docs/guides/files.md). */
     files?: FilesPolicy;
   };
 }

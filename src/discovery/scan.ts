@@ -1,5 +1,5 @@
 /**
- * Finds plugins, modules and their server files below the app root (README "Server methods").
+ * Finds plugins, modules and their server files below the app root (docs/guides/server-methods.md "Server methods").
  * Runs once at start, and in dev mode again for a call that names what is not known yet
  * (dev-reload.ts). `node_modules` and dot-folders are never entered.
  */

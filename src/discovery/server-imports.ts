@@ -1,6 +1,6 @@
 /**
  * Which files a server file or boot hook pulls in, so that static serving can refuse them
- * (README "HTTP routes"). esbuild resolves the way the `.ts` server-file loader does
+ * (docs/reference/http-routes.md). esbuild resolves the way the `.ts` server-file loader does
  * (ts-resolution.ts) and more: relative and extensionless imports, folder `index` files,
  * JSON, the nearest `tsconfig.json` `paths`, `require()`, literal dynamic `import()` and
  * `file:` URLs, from `.js` and `.mjs` files too. An import by

@@ -1,6 +1,6 @@
 /**
  * The files below `plugins/` and `modules/` that static serving refuses because server code
- * imports them (README "HTTP routes"). Filled once at start from every server file and boot
+ * imports them (docs/reference/http-routes.md). Filled once at start from every server file and boot
  * hook, and again for a server file that dev mode reloads; a request only looks up a Set.
  *
  * A server file whose imports cannot be worked out (esbuild fails on it) must not leave its

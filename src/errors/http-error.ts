@@ -11,7 +11,7 @@ const HTTP_ERROR = Symbol.for("counterpart.HttpError");
 /**
  * The one error shape a client sees: `{ error, code, details }` with an HTTP status.
  * The server raises its own through `errorOf(code)`, so status and message always come
- * from the code table (README "Error codes").
+ * from the code table (docs/reference/error-codes.md).
  */
 export class HttpError extends Error {
   readonly status: number;

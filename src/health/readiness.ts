@@ -1,5 +1,5 @@
 /**
- * Whether this process should be sent traffic (docs/deployment.md "Probes"), as
+ * Whether this process should be sent traffic (docs/guides/deployment.md "Probes"), as
  * `GET /health/ready` answers it. Not ready before `listen()` has completed (every boot
  * hook ran before it), from the start of a shutdown on, and while a dependency the
  * process cannot serve well without (a configured Redis) is unreachable. Liveness has no

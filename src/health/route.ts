@@ -1,5 +1,5 @@
 /**
- * The probes (docs/deployment.md "Probes"): `GET /health` (kept as it always was),
+ * The probes (docs/guides/deployment.md "Probes"): `GET /health` (kept as it always was),
  * `GET /health/live` and `GET /health/ready`. None needs a session, none is logged, and
  * none calls an upstream. Their 503s are probe states, not error answers: a load balancer
  * or the kubelet reads the status, an operator the small body.

@@ -1,5 +1,5 @@
 /**
- * CORS for the origins in `server.allowedOrigins` (README "Cross-origin viewers"): the
+ * CORS for the origins in `server.allowedOrigins` (docs/guides/browser.md "Cross-origin viewers"): the
  * RPC gateway and the proxy answer their preflights and let their pages read the answers,
  * with credentials. Other origins get no CORS header at all, so the browser keeps their
  * pages from reading anything; the origin check (src/auth/origin.ts) refuses their

@@ -1,5 +1,5 @@
 /**
- * Lingering close (README "Runtime protections"), as nginx does it. An answer sent while
+ * Lingering close (docs/guides/server-methods.md "Runtime protections"), as nginx does it. An answer sent while
  * the client is still uploading (a 413, a refused call) must close the connection: the
  * rest of the upload is not worth reading to keep it. But closing a socket with unread
  * data makes the kernel reset the connection, and the reset can overtake the answer: the

@@ -1,5 +1,5 @@
 /**
- * Security headers (README "Configuration", `server.headers`): `X-Content-Type-Options` and
+ * Security headers (docs/reference/configuration.md, `server.headers`): `X-Content-Type-Options` and
  * `Referrer-Policy` on every answer, and the HTML pages' Content-Security-Policy with a
  * nonce per response for the bootstrap the server injects (src/static/viewer-page.ts).
  *

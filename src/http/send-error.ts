@@ -1,6 +1,6 @@
 /**
  * The one way an error is answered, by every route: the JSON body `{ error, code, details }`
- * with the error's status (README "Error codes"), `Retry-After` when the error says when to
+ * with the error's status (docs/reference/error-codes.md), `Retry-After` when the error says when to
  * come back, secrets masked as in the logs, and a lingering close when the request body was
  * left unread.
  */

@@ -1,5 +1,5 @@
 /**
- * One `getLogs` page read from the dev log buffer (README "Dev mode"): the oldest entries
+ * One `getLogs` page read from the dev log buffer (docs/guides/server-methods.md "Dev mode"): the oldest entries
  * after `afterId` that pass the query's filters, and where the next page starts. The same
  * function serves a single process and, in a cluster, the master's one buffer.
  *

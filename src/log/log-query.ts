@@ -1,5 +1,5 @@
 /**
- * What a `getLogs` payload asks for (README "Dev mode"), checked once where the call
+ * What a `getLogs` payload asks for (docs/guides/server-methods.md "Dev mode"), checked once where the call
  * arrives. The result is plain JSON, so a cluster worker can hand it to the master, which
  * reads its buffer with it (log-page.ts).
  *

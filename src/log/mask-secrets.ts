@@ -4,7 +4,7 @@
  * JSON-escaped form too, and a secret made of digits is only replaced as a whole token —
  * never inside a longer number, which would leave the line invalid JSON.
  * Values shorter than MIN_SECRET_LENGTH are left alone: masking them would mangle
- * ordinary text (README "Logs").
+ * ordinary text (docs/reference/log-events.md).
  */
 export const MIN_SECRET_LENGTH = 6;
 const REDACTED = "[Redacted]";
@@ -54,7 +54,7 @@ function numberMask(secret: string): SecretMask {
 
 /**
  * Masks an error answer's JSON body with the log's masker, so that a client never reads a
- * secret the log would hide (README "Logs"). Costs a few `includes` when no secret is in
+ * secret the log would hide (docs/reference/log-events.md). Costs a few `includes` when no secret is in
  * the body. A secret that holds JSON punctuation could leave the masked text invalid: the
  * body's values are then masked one by one, and a value that still cannot be masked
  * cleanly is replaced whole.

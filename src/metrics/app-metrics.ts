@@ -69,16 +69,16 @@ export function createAppMetrics(sources: MetricsSources): Registry {
     collectedHistogram(registry, name, help, series.labelNames, series.bounds, () => series.cells());
   const { calls } = sources;
 
-  counter("app_rpc_calls_total", "RPC calls by target, method and answer code (OK for success)", calls.calls);
+  counter("app_rpc_calls_total", "RPC calls by target, method and answer code (OK on success, else the error code)", calls.calls);
   histogram("app_rpc_duration_seconds", "RPC call duration from arrival to answer", calls.durations);
   collectedCounter(registry, "app_rpc_streams_started_total", "Streaming answers admitted (headers sent), by method", METHOD_LABELS, sources.streamsStarted);
   counter("app_rpc_streams_ended_total", "Streaming answers ended, by method and code (OK, the error code, or RPC_CLIENT_CLOSED when the reader left)", calls.streamsEnded);
-  histogram("app_rpc_stream_duration_seconds", "Streaming answer duration from arrival to the terminal record", calls.streamDurations);
+  histogram("app_rpc_stream_duration_seconds", "Streaming answer duration from arrival to the terminal record (buckets 0.1 s to 1 h)", calls.streamDurations);
   counter("app_rpc_stream_events_total", "Events written by streaming answers", calls.streamEvents);
   counter("app_rpc_stream_bytes_total", "Body bytes written by streaming answers (events, pings, terminal records)", calls.streamBytes);
-  counter("app_proxy_requests_total", "Proxied requests by alias and answer status", calls.proxyRequests);
-  histogram("app_proxy_duration_seconds", "Proxied request duration from arrival to the end of the answer", calls.proxyDurations);
-  counter("app_rate_limited_total", "Calls refused by a rate limit, by method (a proxy alias: kind \"proxy\", id the alias)", calls.rateLimited);
+  counter("app_proxy_requests_total", "Proxied requests by alias and the status answered to the client", calls.proxyRequests);
+  histogram("app_proxy_duration_seconds", "Proxied request duration from arrival to the end of the answer, body included", calls.proxyDurations);
+  counter("app_rate_limited_total", "Calls a rate limit refused (429 RPC_RATE_LIMITED), by method (a proxy alias: kind \"proxy\", id the alias, method \"\")", calls.rateLimited);
 
   const queue = (name: string, help: string, field: "active" | "queued") =>
     new Gauge({
@@ -99,7 +99,7 @@ export function createAppMetrics(sources: MetricsSources): Registry {
 
   new Gauge({
     name: "app_circuit_breaker_state",
-    help: "1 for the state each circuit breaker is in (summed over workers: workers in that state)",
+    help: "1 for the state (closed, open, trial) each circuit breaker is in; summed over workers, the workers in that state (with server.redis, each one's view of the shared breaker)",
     labelNames: ["key", "state"] as const,
     registers,
     collect() {
@@ -127,7 +127,7 @@ export function createAppMetrics(sources: MetricsSources): Registry {
   collectedCounter(
     registry,
     "app_circuit_breaker_transitions_total",
-    "Circuit breaker state changes (with server.redis, this process's view of the shared breaker)",
+    "Circuit breaker state changes (closed, open, trial), counted as they happen, so a breaker that opened and closed between two scrapes still shows (with server.redis, this process's view of the shared breaker, changes another process caused included)",
     ["key", "from", "to"],
     () => sources.breakerTransitions().map(({ key, from, to, count }) => ({ labels: { key, from, to }, value: count })),
   );
@@ -168,7 +168,7 @@ function sessionStoreSeries(registry: Registry, sources: MetricsSources): void {
     collectedHistogram(
       registry,
       "app_session_store_duration_seconds",
-      "Session data loads and saves by store kind and operation, failed ones included",
+      "Session data loads and saves that reached the store, failed ones included, by store kind (memory; cluster: a worker's store in its master; redis) and operation (load, save) (buckets 0.1 ms to 2.5 s)",
       durations.labelNames,
       durations.bounds,
       () => durations.cells(),
@@ -176,7 +176,7 @@ function sessionStoreSeries(registry: Registry, sources: MetricsSources): void {
     collectedCounter(
       registry,
       "app_session_store_errors_total",
-      "Session data loads and saves that failed, by store kind, operation and error code",
+      "Session data loads and saves that failed, by store kind, operation and error code (SESSION_STORE_UNAVAILABLE, SESSION_DATA_TOO_LARGE; _other for anything else)",
       errors.labelNames,
       () => errors.cells(),
     );
@@ -186,7 +186,7 @@ function sessionStoreSeries(registry: Registry, sources: MetricsSources): void {
   collectedCounter(
     registry,
     "app_session_store_skipped_total",
-    "Session data loads and saves refused at once while the store was just found unreachable",
+    "Session data loads and saves refused at once, without asking the store, in the second after a load or save found it unreachable (cluster and redis stores only)",
     ["kind", "operation"],
     () => {
       const skipped = sessionStore.skipped;
@@ -198,7 +198,7 @@ function sessionStoreSeries(registry: Registry, sources: MetricsSources): void {
   );
   new Gauge({
     name: "app_session_store_circuit_open",
-    help: "1 while calls skip a session store found unreachable (summed over workers: workers skipping it)",
+    help: "1 from the answer that found the session store unreachable until one reaches it again; summed over workers, the workers skipping it (cluster and redis stores only)",
     labelNames: ["kind"] as const,
     registers: [registry],
     collect() {

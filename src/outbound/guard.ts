@@ -1,7 +1,7 @@
 /**
  * Outbound HTTP guard: the SSRF defence for requests whose URL an operator or a user
  * influences. Server method files reach it as `globalThis.APP_SERVER.validateUpstreamUrl`
- * and `.safeFetch`; docs/outbound-guard.md explains when to use it.
+ * and `.safeFetch`; docs/guides/outbound-guard.md explains when to use it.
  *
  * This part imports only node built-ins, undici and ipaddr.js, and nothing else of src/.
  */

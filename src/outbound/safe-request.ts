@@ -1,7 +1,7 @@
 /**
  * `safeRequest(url, init)`: the shape of xOpat's outbound helper (node:http style: a plain
  * header object, a body fully read before the promise resolves) over the same guard as
- * `safeFetch` (docs/outbound-guard.md), so xOpat plugins run unchanged. Nothing here
+ * `safeFetch` (docs/guides/outbound-guard.md), so xOpat plugins run unchanged. Nothing here
  * touches DNS or sockets: validation, the pinned connection, the refusal of redirects and
  * the deadline are all `safeFetch`'s.
  */

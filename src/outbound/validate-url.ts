@@ -85,7 +85,7 @@ function isLocalhostName(hostname: string): boolean {
 
 /** Blocks that `server.outbound.allow` does not lift. */
 const NOT_ALLOWABLE = new Set(["scheme", "invalid-url", "dns-failure", "unresolvable", "invalid-address"]);
-const ALLOW_DOC = "docs/outbound-guard.md#serveroutbound-settings";
+const ALLOW_DOC = "docs/guides/outbound-guard.md#serveroutbound-settings";
 
 function blocked(url: URL, reason: string, address?: string, cause?: unknown): SsrfBlockedError {
   const shown = new URL(url.href);

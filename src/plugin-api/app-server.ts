@@ -1,5 +1,5 @@
 /**
- * `globalThis.APP_SERVER` (README "Server methods"): what server files reach without
+ * `globalThis.APP_SERVER` (docs/guides/server-methods.md "Server methods"): what server files reach without
  * importing the package. One factory makes it, in the main thread and in every isolation
  * worker, and it is installed before any boot hook or server file loads.
  *
@@ -28,12 +28,12 @@ import { importServerExport, importServerModule, resolveServerTarget, type Serve
 export interface AppServerGlobal {
   validateUpstreamUrl: typeof validateUpstreamUrl;
   safeFetch: typeof safeFetch;
-  /** `safeFetch` with Node-style answers, buffered and capped (docs/outbound-guard.md). */
+  /** `safeFetch` with Node-style answers, buffered and capped (docs/guides/outbound-guard.md). */
   safeRequest: typeof safeRequest;
   SsrfBlockedError: typeof SsrfBlockedError;
   SsrfRedirectError: typeof SsrfRedirectError;
   RpcError: typeof RpcError;
-  /** A file answer instead of JSON (README "Files and binary data"). */
+  /** A file answer instead of JSON (docs/guides/files.md). */
   file: typeof file;
   /** With a method's `ctx`, whether that call's server runs in dev mode. */
   isDevMode(ctx?: unknown): boolean;

@@ -1,5 +1,5 @@
 /**
- * The `ctx` a method receives as its first argument (README "Server methods"). Isolated
+ * The `ctx` a method receives as its first argument (docs/guides/server-methods.md "Server methods"). Isolated
  * methods get the serialisable part only (`IsolatedRpcContext`), never `req`, `res` or a
  * logger.
  */
@@ -40,14 +40,14 @@ export interface IsolatedRpcContext<Config = unknown, Event = unknown> {
   /** The request's id: its `X-Request-Id` (a well-formed one the caller sent, or one made for it) and the `reqId` of its log events. */
   requestId: string;
   /**
-   * The call's W3C trace context (README "Server methods"): `traceId`, `spanId`,
+   * The call's W3C trace context (docs/guides/server-methods.md "Server methods"): `traceId`, `spanId`,
    * `parentSpanId`, `sampled`, and `traceparent` / `tracestate` to send on an outbound
    * request so that it continues the trace as this call's child.
    */
   trace: TraceContext;
   /** This plugin's or module's section of the config. */
   config: Config;
-  /** This item's secure config, two tiers merged, and the verifier contexts' view (README "Secure config"). */
+  /** This item's secure config, two tiers merged, and the verifier contexts' view (docs/guides/server-methods.md "Secure config"). */
   secure: ItemSecure;
   /** A frozen view of the server for plugin code: `core.server.devMode`, `core.client.domain`. */
   core: CoreFacade;
@@ -62,7 +62,7 @@ export interface IsolatedRpcContext<Config = unknown, Event = unknown> {
    */
   emit(value: Event): Promise<void>;
   /**
-   * The error `code` its policy declares under `errors` (README "Server methods"), to
+   * The error `code` its policy declares under `errors` (docs/guides/server-methods.md "Server methods"), to
    * throw: `throw ctx.fail("NOT_FOUND", { id })` answers that entry's status and message
    * with `details`. A code the policy does not declare gives an error answered 500.
    */
@@ -83,7 +83,7 @@ export interface RpcContext<Config = unknown, Event = unknown> extends Omit<Isol
   tempDir(): Promise<string>;
 }
 
-/** The `ctx` of a route handler registered with `registerServerRoute` (README "Boot hooks"). */
+/** The `ctx` of a route handler registered with `registerServerRoute` (docs/guides/server-methods.md "Boot hooks"). */
 export interface RouteContext {
   req: IncomingMessage;
   /** The handler owns the response. */

@@ -1,5 +1,5 @@
 /**
- * `APP_SERVER.file(source, { type, name, inline? })` (README "Files and binary data"): what
+ * `APP_SERVER.file(source, { type, name, inline? })` (docs/guides/files.md): what
  * a method returns to answer a file instead of JSON. Checked when it is made, so that a
  * method passing a bad type or name fails where it is written; the gateway opens and sends
  * it (src/rpc/file-answer.ts).

@@ -1,5 +1,5 @@
 /**
- * The secure-config readers of APP_SERVER (README "Secure config"). They read only what
+ * The secure-config readers of APP_SERVER (docs/guides/server-methods.md "Secure config"). They read only what
  * the call's `ctx.secure` holds, the calling item's own merged block, so asking for
  * another item's block gives `{}`. Own properties only; results are the frozen blocks.
  */

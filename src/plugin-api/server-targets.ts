@@ -1,5 +1,5 @@
 /**
- * `importServerModule` / `importServerExport` (README "Server methods"): one server file
+ * `importServerModule` / `importServerExport` (docs/guides/server-methods.md "Server methods"): one server file
  * of this or another plugin or module, loaded as the RPC path loads it (the same module
  * instance). Only server files can be reached, and a path cannot leave its item's folder:
  * the check is on the real path, so a symlink pointing out of the item is refused too.

@@ -1,5 +1,5 @@
 /**
- * Start-up checks of `server.secure.proxies` (docs/proxy.md "Configuration"): run once
+ * Start-up checks of `server.secure.proxies` (docs/guides/proxy.md "Configuration"): run once
  * boot hooks have registered their verifiers, so every mistake stops the start with a
  * message naming the key instead of answering 500 at the first request.
  */

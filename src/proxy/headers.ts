@@ -1,5 +1,5 @@
 /**
- * Which headers cross the proxy (docs/proxy.md "Headers"). Hop-by-hop headers describe one
+ * Which headers cross the proxy (docs/guides/proxy.md "Headers"). Hop-by-hop headers describe one
  * connection and must not be replayed on another (RFC 9110 section 7.6.1); the session
  * cookie and CSRF token belong to this server and must never reach an upstream; an
  * upstream's `Set-Cookie` would land on this server's origin and is dropped, and so are
@@ -56,7 +56,7 @@ export interface ForwardedInfo {
 
 /**
  * How many client headers, and how many bytes of them (names and values), the proxy
- * forwards (docs/proxy.md "Headers"); a request with more is refused (431). A browser
+ * forwards (docs/guides/proxy.md "Headers"); a request with more is refused (431). A browser
  * sends some 15 to 25. Upstreams bound what they take: Apache 100 fields, Node 16 KiB
  * (and Node 20 may drop what is past its `maxHeadersCount` without a word): a client's
  * flood must not crowd out the headers the server adds, its API key above all.

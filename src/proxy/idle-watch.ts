@@ -1,5 +1,5 @@
 /**
- * docs/proxy.md "Streaming, time limits, failures": while a request is proxied, its client
+ * docs/guides/proxy.md "Streaming, time limits, failures": while a request is proxied, its client
  * socket is closed once it has moved no byte, either way, for `idleMs`.
  *
  * Not `socket.setTimeout()`: while a write is pending (a download the client has stopped

@@ -1,5 +1,5 @@
 /**
- * The proxy: `/proxy/<alias>/<path>?<query>` (docs/proxy.md). The first failing
+ * The proxy: `/proxy/<alias>/<path>?<query>` (docs/guides/proxy.md). The first failing
  * check answers, in this order:
  *   method → session → CSRF → alias → path → rate limits → headers → verifiers → `user`
  *     rate limits → forward (502 / 504)
@@ -50,7 +50,7 @@ export interface ProxyRouteOptions extends ProxyAuthDeps {
   config: Pick<ResolvedConfig, "proxies" | "trustProxy" | "jwt" | "traceContext">;
   sessionChecks: SessionCheck;
   events: EventListeners;
-  /** The counters of aliases with a `rateLimit` (docs/proxy.md "Rate limits"). */
+  /** The counters of aliases with a `rateLimit` (docs/guides/proxy.md "Rate limits"). */
   rateLimits: RateLimits;
 }
 

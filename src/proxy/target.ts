@@ -1,5 +1,5 @@
 /**
- * From the raw request URL to the upstream request path (docs/proxy.md "The path"). The
+ * From the raw request URL to the upstream request path (docs/guides/proxy.md "The path"). The
  * path is checked on the raw URL, segment by segment, decoded until it stops changing: a
  * traversal hidden under any number of encodings (`%2e%2e`, `%252e%252e`), an encoded
  * separator (`%2f`, `%5c`) or a Tomcat-style `..;` never reaches an upstream. What goes

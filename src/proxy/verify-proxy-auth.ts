@@ -1,5 +1,5 @@
 /**
- * `verifyProxyAuth` (docs/proxy.md "`verifyProxyAuth`"): runs an alias's verifiers through
+ * `verifyProxyAuth` (docs/guides/proxy.md "`verifyProxyAuth`"): runs an alias's verifiers through
  * the one verifier runner (auth/run-verifiers.ts), in `all` or `any` mode.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";

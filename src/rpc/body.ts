@@ -1,5 +1,5 @@
 /**
- * The bounded RPC body (README "Runtime protections", `maxBodyBytes`): a Content-Length
+ * The bounded RPC body (docs/guides/server-methods.md "Runtime protections", `maxBodyBytes`): a Content-Length
  * over the method's `maxBodyBytes` is refused before a byte is read, and a chunked body
  * is cut off as soon as it passes the limit, so a client cannot make the server buffer
  * more than the limit.

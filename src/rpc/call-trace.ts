@@ -1,5 +1,5 @@
 /**
- * An RPC call's span (docs/deployment.md "Tracing"). Its attributes are built only when an
+ * An RPC call's span (docs/guides/deployment.md "Tracing"). Its attributes are built only when an
  * SDK records it: without one, a call pays for none of this.
  */
 import type { FastifyRequest } from "fastify";

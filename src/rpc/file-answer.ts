@@ -1,5 +1,5 @@
 /**
- * A file answer (README "Files and binary data"): the body a method returned with
+ * A file answer (docs/guides/files.md): the body a method returned with
  * `APP_SERVER.file`, streamed with backpressure (a reader that stops holds the source),
  * ended with the source when the client leaves, and logged once, with the bytes sent,
  * after the last byte. `timeoutMs` covered the method; the body has no timer of its own.

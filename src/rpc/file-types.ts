@@ -1,5 +1,5 @@
 /**
- * `runtime.files.types` (README "Files and binary data"): MIME types or `type/*` patterns,
+ * `runtime.files.types` (docs/guides/files.md): MIME types or `type/*` patterns,
  * matched against a file part's Content-Type without its parameters, case-insensitively.
  */
 

@@ -1,7 +1,7 @@
 /**
  * How deep a JSON text nests, found without parsing it and without recursion: one pass
  * over the bytes counting the brackets outside strings. It costs a few nanoseconds per
- * byte (README "Runtime protections"), so it runs on every RPC body before the parser.
+ * byte (docs/guides/server-methods.md "Runtime protections"), so it runs on every RPC body before the parser.
  */
 
 const QUOTE = 0x22;

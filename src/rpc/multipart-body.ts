@@ -1,5 +1,5 @@
 /**
- * The body of a call that carries files (README "Files and binary data", wire format):
+ * The body of a call that carries files (docs/guides/files.md, wire format):
  * `multipart/form-data` with one field `args` (the JSON body of any call) and file parts
  * named `file:<n>`, each put where `args` holds the placeholder `{"$file": <n>}`. Parsed as
  * it arrives by @fastify/busboy; every file goes to the call's CallFiles (memory, then its

@@ -1,5 +1,5 @@
 /**
- * A streaming method's answer (README "Streaming answers"): newline-delimited JSON on the
+ * A streaming method's answer (docs/guides/streaming.md): newline-delimited JSON on the
  * call's own response. Headers go out the moment the call is admitted; then one
  * `{"event":…}` line per `ctx.emit`, a `{"ping":true}` line after `streamHeartbeatMs`
  * of silence (so proxies and the browser's stall watchdog see a live connection), and one
@@ -18,7 +18,7 @@ import { pendingEmit, refusedEmit, serializeEvent, StreamEndedError, type Stream
 const HEADERS = {
   "content-type": "application/x-ndjson; charset=utf-8",
   "cache-control": "no-store",
-  // nginx buffers proxied answers unless told not to (docs/deployment.md "Streaming behind a reverse proxy").
+  // nginx buffers proxied answers unless told not to (docs/guides/deployment.md "Streaming behind a reverse proxy").
   "x-accel-buffering": "no",
 };
 const PING = '{"ping":true}\n';

@@ -1,6 +1,6 @@
 /**
  * The RPC gateway: `POST /__rpc/{module|plugin}/<id>/<method>`. One visible path per call,
- * each step its own module, the first failing step answers (README "Error codes"):
+ * each step its own module, the first failing step answers (docs/reference/error-codes.md):
  *   route → target → session, CSRF, origin → rate limits (the session's data loading
  *     from here) → bounded body (JSON, or multipart with files: its `args` part verified
  *     before a file byte is read) → verifiers → `user` rate limits → stream mode → input
@@ -63,9 +63,9 @@ export interface RpcRouteOptions {
    */
   facade: CoreFacade;
   runtime: RpcRuntime;
-  /** The counters of methods with a `rateLimit` (README "Rate limits"). */
+  /** The counters of methods with a `rateLimit` (docs/guides/server-methods.md "Rate limits"). */
   rateLimits: RateLimits;
-  /** Where `ctx.session`'s data lives (README "Session data"). */
+  /** Where `ctx.session`'s data lives (docs/guides/sessions-and-state.md). */
   sessionStore: SessionStore;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Dev-mode methods under `/__rpc/server/…` (README "Dev mode"): `core/getStatus`,
+ * Dev-mode methods under `/__rpc/server/…` (docs/guides/server-methods.md "Dev mode"): `core/getStatus`,
  * `core/getLogs` and the compatibility alias `dev/getLogs`. They exist only in dev mode;
  * otherwise the `server` kind has no targets and they answer 404 RPC_UNKNOWN_TARGET.
  * They need a session and CSRF like any default method. In a cluster worker both answer

@@ -1,5 +1,5 @@
 /**
- * The input step of the gateway (README "Server methods"): a method whose policy declares
+ * The input step of the gateway (docs/guides/server-methods.md "Server methods"): a method whose policy declares
  * `input` has its argument checked after the verifiers and the stream-mode check, before
  * the breaker and the queue, so that a bad input takes no concurrency slot, counts for no
  * breaker and starts no worker or stream. Isolated methods are checked here too: the

@@ -1,5 +1,5 @@
 /**
- * One call's files (README "Files and binary data"): the uploads it received, and its
+ * One call's files (docs/guides/files.md): the uploads it received, and its
  * temporary folder under `os.tmpdir()` (made on first need with mkdtemp, so a call that
  * needs none touches no disk). Everything goes when the call ends, whatever the outcome:
  * the gateway calls `dispose()` before it answers, and after a file answer is sent.

@@ -1,5 +1,5 @@
 /**
- * Circuit breakers by key (README "Runtime protections"). Keys are
+ * Circuit breakers by key (docs/guides/server-methods.md "Runtime protections"). Keys are
  * server-wide, so methods of different plugins that call one upstream can share one.
  *
  *   closed --failure count reaches failureThreshold--> open

@@ -1,5 +1,5 @@
 /**
- * Concurrency per key (README "Runtime protections"): below `maxConcurrency` a call runs
+ * Concurrency per key (docs/guides/server-methods.md "Runtime protections"): below `maxConcurrency` a call runs
  * at once, otherwise it waits in a FIFO queue; with `queueLimit` calls waiting the next is
  * refused at once. A waiting call that ends (client gone, timeout passed) leaves the queue
  * without ever taking a slot. Methods sharing a `concurrencyKey` share one gate, and each

@@ -7,7 +7,7 @@ import type { MethodEntry } from "../discovery/registry.js";
 import type { RpcContext } from "../plugin-api/context.js";
 
 /**
- * The most arguments a method is called with (README "Runtime protections"). The gateway
+ * The most arguments a method is called with (docs/guides/server-methods.md "Runtime protections"). The gateway
  * refuses more when it reads the body (400 `RPC_BAD_REQUEST`); spreading an unbounded
  * array onto the stack overflows it (some 100 000 arguments, a 250 KB body) as a 500.
  */

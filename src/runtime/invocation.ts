@@ -34,7 +34,7 @@ export interface Invocation {
   lifetime: CallLifetime;
   /** A streaming method's events go here; null for buffered methods. */
   stream: StreamSink | null;
-  /** Its uploads and temporary folder (README "Files and binary data"); the testing kit may leave it out. */
+  /** Its uploads and temporary folder (docs/guides/files.md); the testing kit may leave it out. */
   files?: CallFiles | undefined;
 }
 
@@ -98,7 +98,7 @@ class InlineContext implements RpcContext {
     return files ? files.dir() : Promise.reject(new Error("ctx.tempDir() is not available here"));
   }
 
-  /** Made on first use, like `signal` and `log` (README "Server methods"). */
+  /** Made on first use, like `signal` and `log` (docs/guides/server-methods.md "Server methods"). */
   get session(): RpcSession | null {
     return this.#invocation.session?.view ?? null;
   }

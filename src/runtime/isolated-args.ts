@@ -4,7 +4,7 @@
  * the open rather than inside the pool, a value that cannot cross (JSON that parses fine
  * but nests too deep to serialise) is told apart from a worker that died: the caller's
  * input is at fault, answered 400 `RPC_BAD_REQUEST` before the call takes a queue slot or
- * a worker (README "Runtime protections").
+ * a worker (docs/guides/server-methods.md "Runtime protections").
  */
 import { deserialize, serialize } from "node:v8";
 import { errorOf } from "../errors/http-error.js";

@@ -16,7 +16,7 @@ import { isolatedContext, type Invocation } from "./invocation.js";
 import { SerializedResult } from "./serialized-result.js";
 import { relayEmits } from "./isolated-emit.js";
 
-/** README "Runtime protections": long enough for an abort handler to run, short enough not to matter. */
+/** docs/guides/server-methods.md "Runtime protections": long enough for an abort handler to run, short enough not to matter. */
 const DEFAULT_ABORT_GRACE_MS = 250;
 
 export class IsolationPool {

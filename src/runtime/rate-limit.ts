@@ -1,5 +1,5 @@
 /**
- * Rate limits (README "Rate limits"): the step the RPC gateway and the proxy run for a
+ * Rate limits (docs/guides/server-methods.md "Rate limits"): the step the RPC gateway and the proxy run for a
  * method or alias with a `rateLimit`, once its caller is known and before its body is read
  * (a `user` limit: right after the verifiers). A method without one has no step at all.
  *

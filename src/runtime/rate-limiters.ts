@@ -1,5 +1,5 @@
 /**
- * The counters behind rate limits (README "Rate limits"), from rate-limiter-flexible: in
+ * The counters behind rate limits (docs/guides/server-methods.md "Rate limits"), from rate-limiter-flexible: in
  * this process's memory, or for `scope: "deployment"` in the Redis of `server.redis`,
  * counted atomically by one Lua script per call. Loaded by ./rate-limit.ts only when some
  * method or proxy alias has a `rateLimit`, so a server without one never loads the library.

@@ -4,7 +4,7 @@
  *     → session data saved, all under the call's lifetime.
  * With `server.redis` the breaker is shared by the deployment's processes, and a method of
  * `concurrencyScope: "deployment"` takes a deployment-wide slot after this process's own
- * (README "Runtime protections").
+ * (docs/guides/server-methods.md "Runtime protections").
  * `run` is the one entry the gateway calls. It starts the call's timeout over (the gateway
  * armed it for the checks, body and verifiers), so the queue wait and the method share one
  * whole `timeoutMs`; the timer and the concurrency slot last until the method's work (and
@@ -199,7 +199,7 @@ export class RpcRuntime {
 }
 
 /**
- * What a call's end means for its breaker (README "Runtime protections"): 5xx errors and
+ * What a call's end means for its breaker (docs/guides/server-methods.md "Runtime protections"): 5xx errors and
  * timeouts are failures; a 4xx RpcError is the method working as meant; a departed client
  * or a call refused by a full queue proves nothing.
  */

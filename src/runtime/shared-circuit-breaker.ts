@@ -1,6 +1,6 @@
 /**
- * Circuit breakers shared by every process using one store (README "Runtime protections";
- * docs/deployment.md "Shared state and Redis"), with ./circuit-breaker.ts's rules: the
+ * Circuit breakers shared by every process using one store (docs/guides/server-methods.md "Runtime protections";
+ * docs/guides/deployment.md "Shared state and Redis"), with ./circuit-breaker.ts's rules: the
  * failures of all processes count together, an open breaker refuses on every process, and
  * after `resetAfterMs` exactly one call in the whole deployment runs the trial.
  *

@@ -1,5 +1,5 @@
 /**
- * Where a streaming method's events go (README "Streaming answers"). The runtime opens
+ * Where a streaming method's events go (docs/guides/streaming.md). The runtime opens
  * the sink when it admits the call (the breaker let it through and it holds its
  * concurrency slot), and `ctx.emit` writes to it; the gateway owns the wire format.
  */

@@ -1,5 +1,5 @@
 /**
- * `UploadedFile` (README "Files and binary data"): what a method receives where the browser
+ * `UploadedFile` (docs/guides/files.md): what a method receives where the browser
  * put a `Blob` or `File`. It reads like a Blob (`stream()`, `arrayBuffer()`, `text()`), backed
  * by the bytes themselves when the file is small, else by the call's temporary file. The
  * same class is rebuilt in an isolation worker from a transfer record, so an isolated method

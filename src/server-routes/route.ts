@@ -1,5 +1,5 @@
 /**
- * Routes registered by boot hooks (`registerServerRoute`, README "Boot hooks"): every verb
+ * Routes registered by boot hooks (`registerServerRoute`, docs/guides/server-methods.md "Boot hooks"): every verb
  * on the prefix and below it reaches `handler(ctx, url, prefix)`, which owns the response.
  * They take precedence over static files and the viewer page, the longest prefix first
  * (Fastify's router prefers the more specific path). The body is left unread for the

@@ -1,6 +1,6 @@
 /**
  * A session store whose loads and saves are timed and whose failures are counted, by the
- * store's kind (README "HTTP routes", GET /metrics). Put around the store only when metrics
+ * store's kind (docs/reference/http-routes.md, GET /metrics). Put around the store only when metrics
  * are on, inside the guard of a remote store (./guarded-session-store.ts), so that what it
  * times is the store's own answers, not the guard's instant refusals (which the guard
  * counts itself). Recording is a few additions into plain cells, read at scrape time.

@@ -1,5 +1,5 @@
 /**
- * Session data in this process (README "Session data"): `index.js` on its own, and the
+ * Session data in this process (docs/guides/sessions-and-state.md): `index.js` on its own, and the
  * cluster's master for its workers. Bounded in sessions and in bytes, the least recently
  * used session dropped first; each session's data expires with the session.
  */

@@ -1,5 +1,5 @@
 /**
- * Circuit breakers shared through Redis (README "Runtime protections"; docs/deployment.md
+ * Circuit breakers shared through Redis (docs/guides/server-methods.md "Runtime protections"; docs/guides/deployment.md
  * "Shared state and Redis"): one hash per breaker key, `<prefix>breaker:<key>`, holding the
  * consecutive failures, when the breaker's open time ends, and the claim on its one trial.
  * Every change is one Lua script, so two processes recording at once cannot lose a count

@@ -1,6 +1,6 @@
 /**
- * This process's connection to the Redis of `server.redis` (README "Configuration";
- * docs/deployment.md "Shared state and Redis"). Everything shared goes through it: session
+ * This process's connection to the Redis of `server.redis` (docs/reference/configuration.md;
+ * docs/guides/deployment.md "Shared state and Redis"). Everything shared goes through it: session
  * data, circuit breakers, deployment-wide concurrency slots and rate limits.
  *
  * It fails fast rather than waits: while disconnected a command is refused at once (no

@@ -1,5 +1,5 @@
 /**
- * Session data in Redis (README "Session data"; docs/deployment.md "Shared state and
+ * Session data in Redis (docs/guides/sessions-and-state.md; docs/guides/deployment.md "Shared state and
  * Redis"): every process and host using that Redis sees the same data. One hash per
  * session, `<prefix>sess:<id>`, whose fields are the data's names and JSON texts; it
  * expires with the session.

@@ -1,5 +1,5 @@
 /**
- * Everything `server.redis` provides, on one connection per process (docs/deployment.md
+ * Everything `server.redis` provides, on one connection per process (docs/guides/deployment.md
  * "Shared state and Redis"): session data, shared circuit breakers and deployment-wide
  * concurrency slots. Made by the composition root (src/app/create-server.ts) when
  * `server.redis` is set, closed with the server.

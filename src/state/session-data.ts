@@ -1,5 +1,5 @@
 /**
- * `ctx.session` with its data (README "Session data"): `{ id, createdAt, ...fields }`,
+ * `ctx.session` with its data (docs/guides/sessions-and-state.md): `{ id, createdAt, ...fields }`,
  * where `id` and `createdAt` are read-only and every other own field is data that is
  * saved when the call or route ends. What changed is found by comparing each field's JSON
  * text with the text it was loaded as, so a nested change (`ctx.session.tokens.a = …`)

@@ -1,5 +1,5 @@
 /**
- * Where session data lives (README "Session data"): in this process, in the cluster's
+ * Where session data lives (docs/guides/sessions-and-state.md): in this process, in the cluster's
  * master, or in Redis. The request path loads a session's fields before a method runs and
  * saves what the method changed when it ends; a store only keeps fields, as JSON text,
  * keyed by the session's public id (never the cookie).

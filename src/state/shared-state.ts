@@ -1,6 +1,6 @@
 /**
  * What the runtime's protections need from state shared by every process of a deployment
- * (README "Runtime protections"; docs/deployment.md "Shared state and Redis"): circuit
+ * (docs/guides/server-methods.md "Runtime protections"; docs/guides/deployment.md "Shared state and Redis"): circuit
  * breakers whose count and state every process sees, and concurrency slots counted across
  * processes. Redis implements both (./redis-state.ts); without it the runtime keeps its
  * own per-process breakers and limiters and never sees these.

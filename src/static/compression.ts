@@ -1,5 +1,5 @@
 /**
- * Compression of the static files and pages (README "HTTP routes"): `gzip` or `br` as the
+ * Compression of the static files and pages (docs/reference/http-routes.md): `gzip` or `br` as the
  * client's `Accept-Encoding` asks, with @fastify/compress. Registered
  * only inside the static routes' own scope, so RPC answers, NDJSON streams and proxied
  * bodies are never touched (a compressor buffers what it is given until it has enough to

@@ -1,5 +1,5 @@
 /**
- * Maps a request path to a file below one of the served folders (README "HTTP routes"), or
+ * Maps a request path to a file below one of the served folders (docs/reference/http-routes.md), or
  * refuses it. Decoding is done here, segment by segment, on the raw URL: a traversal
  * attempt (`..`, `%2e%2e`, encoded `/` or `\`, NUL) is refused before any path is joined.
  */

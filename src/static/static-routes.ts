@@ -1,5 +1,5 @@
 /**
- * Static serving (README "HTTP routes"): `public/`, `/plugins/<id>/…`, `/modules/<id>/…`,
+ * Static serving (docs/reference/http-routes.md): `public/`, `/plugins/<id>/…`, `/modules/<id>/…`,
  * the viewer page with its injected bootstrap and CSP, and `/__app/client.js`; compressed
  * (compression.ts), with validators (ETag, Last-Modified) on files and none on pages.
  */
@@ -113,7 +113,7 @@ async function realPathInside(file: string, base: string, realBases: Map<string,
 }
 
 /**
- * Server code and server-only data in a plugin's or module's folder (README "HTTP routes").
+ * Server code and server-only data in a plugin's or module's folder (docs/reference/http-routes.md).
  * The URL's own name was checked already; the real path is checked again so that a symlink
  * named `ui.js` does not serve a `.ts` file or the `server/` folder, then the files server
  * code imports.

@@ -1,5 +1,5 @@
 /**
- * `@counterpart-viewer/server/testing` (README "Testing your methods"): an app root
+ * `@counterpart-viewer/server/testing` (docs/guides/toolkit.md "Testing your methods"): an app root
  * started in process for tests, its viewers and their calls over Fastify's `inject`, its
  * log events; and one method called with a made-up `ctx`. Nothing of the server's own
  * start imports this folder (test/testing/loading.test.ts holds that).

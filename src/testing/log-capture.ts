@@ -4,7 +4,7 @@
  * its answer is: a test reads it right after the call without waiting or flushing.
  */
 
-/** One log line as pino wrote it; RPC and proxy events carry the fields of README "Logs". */
+/** One log line as pino wrote it; RPC and proxy events carry the fields of docs/reference/log-events.md. */
 export interface LogLine {
   level: number;
   time: number;

@@ -55,7 +55,7 @@ export interface CallAnswer {
   reqId: string;
 }
 
-/** A stream's last record (README "Streaming answers"). */
+/** A stream's last record (docs/guides/streaming.md). */
 export type StreamEnd =
   | { done: true; ok: true; result: any }
   | { done: true; ok: false; error: string; code: string; status: number; details: Record<string, any> };

@@ -1,7 +1,7 @@
 /**
  * The request id: a well-formed incoming `X-Request-Id` (a load balancer's or the caller's)
  * or one made here. It is answered in `X-Request-Id`, sent upstream by the proxy, and is the
- * `reqId` of the request's log events and `ctx.requestId` (README "Logs").
+ * `reqId` of the request's log events and `ctx.requestId` (docs/reference/log-events.md).
  */
 import { randomUUID } from "node:crypto";
 

@@ -1,5 +1,5 @@
 /**
- * The trace of one RPC call or proxied request (docs/deployment.md "Tracing"): the caller's
+ * The trace of one RPC call or proxied request (docs/guides/deployment.md "Tracing"): the caller's
  * `traceparent` continued (a malformed one starts a new trace), the ids a method sees as
  * `ctx.trace`, the `traceparent` sent on to the next hop, and, when the operator registered
  * an OpenTelemetry SDK, the request's span. Without an SDK no span object is made at all:

@@ -5,7 +5,7 @@
  */
 import { randomFillSync } from "node:crypto";
 
-/** What a method sees as `ctx.trace` (README "Server methods"): plain, frozen, serialisable. */
+/** What a method sees as `ctx.trace` (docs/guides/server-methods.md "Server methods"): plain, frozen, serialisable. */
 export interface TraceContext {
   /** 32 lowercase hex digits, shared by every span of the trace. */
   readonly traceId: string;

@@ -1,5 +1,5 @@
 /**
- * A method's `input` and `output` checks (README "Server methods"), shared by the gateway,
+ * A method's `input` and `output` checks (docs/guides/server-methods.md "Server methods"), shared by the gateway,
  * the runtime and the testing kit so that all three accept and refuse the same calls.
  * Each returns its value synchronously when the validator does, a promise otherwise.
  */

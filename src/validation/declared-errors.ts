@@ -1,5 +1,5 @@
 /**
- * Declared errors (README "Server methods"): a policy entry's `errors: { CODE: { status,
+ * Declared errors (docs/guides/server-methods.md "Server methods"): a policy entry's `errors: { CODE: { status,
  * message? } }`, answered by `throw ctx.fail("CODE", details?)`. The policy schema
  * (config/schema.ts) has checked the entries when the item loaded; this builds the lookup
  * once, and `ctx.fail` only reads it.

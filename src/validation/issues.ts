@@ -1,5 +1,5 @@
 /**
- * A validator's issues as a client sees them (README "Server methods"): at most 20, each
+ * A validator's issues as a client sees them (docs/guides/server-methods.md "Server methods"): at most 20, each
  * `{ path, message }` with `path` plain keys and indices, and never the value that was
  * checked. Libraries quote the received value in some messages (valibot: `Expected 8 but
  * received "hunter2"`; zod 3: `received 'x'`; arktype: `(was "x")`), and a secret typed

@@ -1,5 +1,5 @@
 // The bundled demo's model-like method, greeter.tell, spends a budget per turn: each
-// viewer gets 5 a minute (README "Rate limits"), then 429 RPC_RATE_LIMITED.
+// viewer gets 5 a minute (docs/guides/server-methods.md "Rate limits"), then 429 RPC_RATE_LIMITED.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

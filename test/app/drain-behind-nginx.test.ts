@@ -1,4 +1,4 @@
-// docs/deployment.md "Graceful shutdown" and "nginx": two hosts (two `cluster-index.js`
+// docs/guides/deployment.md "Graceful shutdown" and "nginx": two hosts (two `cluster-index.js`
 // with 2 workers each, on two loopback ports) behind a real nginx configured with the
 // docs' own `location /__rpc/` block. One host is stopped (SIGTERM to its master) while a
 // call keeps it draining and a steady, bounded stream of RPC POSTs goes through nginx:
@@ -18,15 +18,15 @@ const INTERVAL_MS = 10;
 const CALL_TIMEOUT_MS = 8_000;
 
 /**
- * docs/deployment.md's nginx example as one location: its server-wide proxy directives and
+ * docs/guides/deployment.md's nginx example as one location: its server-wide proxy directives and
  * those of its `location /__rpc/ { … }`, but the proxy_pass (the helper names the upstream).
  */
 function docsRpcLocation(): string {
-  const docs = readFileSync(join(import.meta.dirname, "../../docs/deployment.md"), "utf8");
+  const docs = readFileSync(join(import.meta.dirname, "../../docs/guides/deployment.md"), "utf8");
   const example = /```nginx\n([\s\S]*?)```/.exec(docs.slice(docs.indexOf("### nginx")))![1]!;
   const server = example.slice(example.indexOf("server {"));
   const rpc = /\n {4}location \/__rpc\/ \{\n([\s\S]*?)\n {4}\}/.exec(server);
-  if (!rpc) throw new Error("docs/deployment.md's nginx example has no location /__rpc/ block");
+  if (!rpc) throw new Error("docs/guides/deployment.md's nginx example has no location /__rpc/ block");
   const serverWide = server
     .replace(/\n {4}location [^\n]*\{[\s\S]*?\n {4}\}/g, "")
     .split("\n")

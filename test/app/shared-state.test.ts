@@ -1,4 +1,4 @@
-// docs/deployment.md "Shared state and Redis", in one process: a deployment-wide limit
+// docs/guides/deployment.md "Shared state and Redis", in one process: a deployment-wide limit
 // without Redis is said once at start and counts per process; with Redis, getStatus and
 // runtime.status() show it; a Redis that is down at start lets the server start, the
 // calls that need it answer 503 and recover by themselves once Redis is up.

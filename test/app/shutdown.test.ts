@@ -1,4 +1,4 @@
-// docs/deployment.md "Graceful shutdown": SIGTERM refuses new work with 503, lets the call under
+// docs/guides/deployment.md "Graceful shutdown": SIGTERM refuses new work with 503, lets the call under
 // way finish with 200 (on a keep-alive connection, as a browser or undici holds it) and exits 0
 // well before `server.shutdownTimeoutMs` — for `index.js` and for `cluster-index.js`; a call
 // that outlasts the limit does not hold the exit; a request that arrives on an open

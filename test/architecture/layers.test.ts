@@ -1,5 +1,5 @@
 /**
- * The layers of src/ (README "Project layout"): a folder may import only from folders on a
+ * The layers of src/ (docs/reference/project.md "Project layout"): a folder may import only from folders on a
  * lower layer, never from a sibling on its own layer or from above, so no two folders can
  * ever import each other. Read from the source, so a stray import fails here at once.
  */

@@ -1,6 +1,6 @@
 /**
  * The names no proxy turns into a call live in two places that may not import each other
- * (README "Project layout": src/client stands apart from the server's folders): the
+ * (docs/reference/project.md "Project layout": src/client stands apart from the server's folders): the
  * browser's proxies, and src/core's copy that `counterpart types` (which leaves those
  * methods untyped) and the test client (which reaches what a page can) share. They must
  * not drift, or a typed call would reach nothing, or a test a method no page can call.

@@ -1,4 +1,4 @@
-// docs/proxy.md "The `jwt` verifier" and "The same verifier for RPC": the built-in
+// docs/guides/proxy.md "The `jwt` verifier" and "The same verifier for RPC": the built-in
 // `jwt` verifier for the proxy and for RPC contexts, token by token.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSync, createSign } from "node:crypto";

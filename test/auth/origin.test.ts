@@ -1,4 +1,4 @@
-// README "Cross-origin calls": a session-bound call that the browser says came from another
+// docs/guides/server-methods.md "Cross-origin calls": a session-bound call that the browser says came from another
 // origin is refused with 403 RPC_BAD_ORIGIN; server.allowedOrigins lists the exceptions, and
 // behind a trusted reverse proxy the forwarded host and protocol make the server's own origin.
 import { describe, expect, it } from "vitest";

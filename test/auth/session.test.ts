@@ -1,4 +1,4 @@
-// README "Exposing a method: authentication": the viewer session — one signed cookie
+// docs/guides/server-methods.md "Exposing a method: authentication": the viewer session — one signed cookie
 // (HttpOnly, SameSite=Lax, Path=/, Secure on https behind a trusted proxy) that any process
 // with the same APP_SESSION_SECRET accepts; a forged or expired one refused; the CSRF token
 // bound to its own session. (Which methods need a session: test/rpc/decision-matrix.test.ts.)

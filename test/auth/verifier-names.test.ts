@@ -1,4 +1,4 @@
-// README "Exposing a method: authentication": a verifier name belongs to whoever registers it
+// docs/guides/server-methods.md "Exposing a method: authentication": a verifier name belongs to whoever registers it
 // first; another plugin registering it fails its own item, naming both; built-ins may be replaced.
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/server.js";

@@ -1,10 +1,11 @@
 /**
- * The author's first hour, as README "Your own app" and "The author's toolkit" tell it:
- * the package packed as `npm pack` makes it, then the README's own two lines, read from the
- * README and run as written in the folder that holds the tarball (outside this repository,
+ * The author's first hour, as README "Your first plugin in five minutes" tells it (and
+ * docs/guides/your-app.md, docs/guides/toolkit.md): the package packed as `npm pack` makes
+ * it, then the README's own two lines, read from the README and run as written in the folder that holds the tarball (outside this repository,
  * so nothing resolves to the source tree): `npx --package=<tgz> counterpart init`, then
  * `cd`, `npm install` and `npm start`. Then the app's own scripts: its tests, `check`
- * (which writes the typed-calls file and compiles the page against it), and its server.
+ * (which writes the typed-calls file and compiles the page against it), and its server;
+ * and the code the README shows is the code the app got, so that the two cannot differ.
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openViewer, rpc } from "../helpers/http.js";
+import { docSection } from "../helpers/docs.js";
 import { REPO } from "../helpers/process.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -39,9 +41,10 @@ async function counterpart(args: string[], cwd: string): Promise<{ code: number;
   }
 }
 
-const readme = readFileSync(join(REPO, "README.md"), "utf8");
-const yourOwnApp = readme.slice(readme.indexOf("## Your own app"), readme.indexOf("### Embedding"));
-const [initLine, startLine] = /```sh\n(npx [^\n]*)\n([^\n]*)\n```/.exec(yourOwnApp)!.slice(1) as [string, string];
+const firstPlugin = docSection("README.md", "## Your first plugin in five minutes");
+const [initLine, startLine] = /```sh\n(npx [^\n]*)\n([^\n]*)\n```/.exec(firstPlugin)!.slice(1) as [string, string];
+/** The README section's code blocks of one language. */
+const blocks = (lang: string) => [...firstPlugin.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!);
 
 describe("a new app from counterpart init, on the packed package, as the README says", { timeout: 180_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "counterpart-journey-"));
@@ -68,6 +71,20 @@ describe("a new app from counterpart init, on the packed package, as the README 
     expect(initOutput).toContain(`package.json depends on "@counterpart-viewer/server": "file:../counterpart-viewer-server-0.1.0.tgz" (${join(work, "counterpart-viewer-server-0.1.0.tgz")})`);
     expect(manifest.scripts.start).toBe("counterpart --root .");
   });
+  it("got the code the README shows: the method file whole, the page's calls and the tests", () => {
+    const [method] = blocks("ts");
+    expect(method).toBeDefined();
+    expect(method!.startsWith("// plugins/hello/hello.server.ts\n")).toBe(true);
+    expect(readFileSync(join(app, "plugins", "hello", "hello.server.ts"), "utf8")).toBe(method!.slice(method!.indexOf("\n") + 1));
+    const page = readFileSync(join(app, "public", "app.js"), "utf8");
+    const tests = readFileSync(join(app, "test", "hello.test.mjs"), "utf8");
+    const [calls, shownTests] = blocks("js");
+    const shownCalls = [...calls!.matchAll(/window\.xserver\.plugin\.hello\.\w+\([^)]*\)/g)].map((match) => match[0]);
+    expect(shownCalls).toHaveLength(2);
+    for (const call of shownCalls) expect(page).toContain(call);
+    for (const shown of shownTests!.split("\n\n")) expect(tests).toContain(shown.trim());
+  });
+
   it("passes its own tests (npm test)", async () => {
     const { stdout } = await npm(["test"], app);
     // TAP (# pass 4) or spec (ℹ pass 4): the default reporter changed in Node 23.

@@ -1,5 +1,5 @@
 /**
- * README "Typed calls: counterpart types": the real command on a real app root, and the
+ * docs/guides/toolkit.md "Typed calls: counterpart types": the real command on a real app root, and the
  * viewer's code compiled with tsc against what it wrote. A call that matches a server
  * method compiles; a wrong argument, an unknown method or id, a misused result, a `$stream`
  * call of a buffered method and a plain call of a streaming one do not.

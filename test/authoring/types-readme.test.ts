@@ -1,28 +1,26 @@
 /**
- * README "Typed calls: counterpart types": its viewer example, compiled against what the
- * command writes for the README's own notes and chat plugins, fails on exactly the lines
- * it says fail.
+ * docs/guides/toolkit.md "Typed calls: counterpart types": its viewer example, compiled
+ * against what the command writes for the guides' own notes and chat plugins
+ * (docs/guides/server-methods.md, docs/guides/streaming.md), fails on exactly the lines it
+ * says fail.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { expect, it } from "vitest";
-import { REPO } from "../helpers/process.js";
+import { readDoc } from "../helpers/docs.js";
 import { compileViewer, runTypes, typesAppRoot } from "../helpers/viewer-types.js";
 
-const readme = readFileSync(join(REPO, "README.md"), "utf8");
-const serverExample = (path: string): string => {
-  const match = new RegExp("```ts\\n// " + path.replaceAll(".", "\\.") + "\\n([\\s\\S]*?)```").exec(readme);
-  if (!match) throw new Error(`README has no example ${path}`);
+const serverExample = (page: string, path: string): string => {
+  const match = new RegExp("```ts\\n// " + path.replaceAll(".", "\\.") + "\\n([\\s\\S]*?)```").exec(readDoc(page));
+  if (!match) throw new Error(`${page} has no example ${path}`);
   return match[1]!;
 };
-const viewer = /```ts\n(\/\/ public\/viewer\.ts[\s\S]*?)```/.exec(readme)?.[1];
+const viewer = /```ts\n(\/\/ public\/viewer\.ts[\s\S]*?)```/.exec(readDoc("docs/guides/toolkit.md"))?.[1];
 
-it("compiles the README's viewer example with errors on exactly the lines it marks", async () => {
+it("compiles the toolkit guide's viewer example with errors on exactly the lines it marks", async () => {
   expect(viewer).toBeDefined();
   const root = typesAppRoot({
-    "plugins/notes/notes.server.ts": serverExample("plugins/notes/notes.server.ts"),
-    "plugins/chat/chat.server.ts": serverExample("plugins/chat/chat.server.ts"),
-    // The chat example's model client, which the README leaves to the reader.
+    "plugins/notes/notes.server.ts": serverExample("docs/guides/server-methods.md", "plugins/notes/notes.server.ts"),
+    "plugins/chat/chat.server.ts": serverExample("docs/guides/streaming.md", "plugins/chat/chat.server.ts"),
+    // The chat example's model client, which the guide leaves to the reader.
     "plugins/chat/model.ts": "export declare const model: { stream(prompt: string, options: { signal: AbortSignal }): AsyncIterable<string> };\n",
   });
   const run = await runTypes(["--root", root]);

@@ -1,5 +1,5 @@
 /**
- * README "Typed calls: counterpart types", the JSON rules: a result or event is typed as
+ * docs/guides/toolkit.md "Typed calls: counterpart types", the JSON rules: a result or event is typed as
  * what `JSON.stringify` makes of it on the server, an input as what the browser can send
  * for the method to get what it declares. Each rule is a type equality the viewer's tsc
  * checks, so a rule written wrong fails its line.

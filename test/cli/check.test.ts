@@ -1,4 +1,4 @@
-// README "Type-checking server files: counterpart check": a gate that cannot pass by
+// docs/guides/toolkit.md "Type-checking server files: counterpart check": a gate that cannot pass by
 // mistake (a wrong root, a tsconfig that would drop strict), and that sees what the app's
 // tsconfig sees (its declaration files).
 import { join, relative } from "node:path";

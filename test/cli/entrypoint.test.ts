@@ -1,4 +1,4 @@
-// README "Your own app": the real `node index.js` process — ready line, flags and their
+// docs/guides/your-app.md: the real `node index.js` process — ready line, flags and their
 // environment twins, each start-up failure as one clear line and a non-zero exit, SIGTERM.
 // (Its log lines: test/log; a bad config: test/config; the session secret: test/auth.)
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// README "Starting an app: counterpart init": a new or empty folder only, never an
+// docs/guides/toolkit.md "Starting an app: counterpart init": a new or empty folder only, never an
 // overwrite, and a package name npm accepts.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,5 +1,5 @@
 /**
- * Auth in Chromium (docs/browser-client.md "Auth handlers", "The 401 refresh flow"):
+ * Auth in Chromium (docs/guides/browser.md "Auth handlers", "The 401 refresh flow"):
  * handlers in order, the global registry, warnings, and the 401
  * refresh through AppUser's `requestSecretUpdate` / `secret-updated`.
  */

@@ -1,5 +1,5 @@
 /**
- * RPC calls through a transport of the page's own (docs/browser-client.md "The transport"):
+ * RPC calls through a transport of the page's own (docs/guides/browser.md "The transport"):
  * any object with `request` (and `stream` for `$stream`) may carry them, like xOpat's
  * HttpClient, which adds `X-APP-CSRF` only in proxy mode because xOpat's xserver adds it
  * to RPC calls itself. So xserver, AppElement.server() and `$stream` calls add it on

@@ -124,7 +124,14 @@ describeInBrowser("the demo viewer", () => {
     });
     expect(pageErrors).toEqual([]);
 
-    mkdirSync(join(import.meta.dirname, "../../test-results"), { recursive: true });
-    await page.screenshot({ path: join(import.meta.dirname, "../../test-results/demo.png"), fullPage: true });
+    // The README's screenshot (docs/assets/demo.png) is this one: SCREENSHOT_TO_DOCS=1 writes
+    // it there; otherwise it goes to test-results/, to look at after a run.
+    // The docs' copy shows the first screen, the one a newcomer sees.
+    const toDocs = process.env.SCREENSHOT_TO_DOCS === "1";
+    const target = toDocs ? "../../docs/assets" : "../../test-results";
+    mkdirSync(join(import.meta.dirname, target), { recursive: true });
+    await page.setViewportSize({ width: 1000, height: 1100 });
+    await page.evaluate("window.scrollTo(0, 0)");
+    await page.screenshot({ path: join(import.meta.dirname, target, "demo.png"), fullPage: !toDocs });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The queue between a `$stream` call's pump and its `events` loop (docs/browser-client.md
+ * The queue between a `$stream` call's pump and its `events` loop (docs/guides/browser.md
  * "Streaming calls"), bundled from the source into Chromium: events wait for a reader who
  * has not come yet, and are dropped, not kept, once the reader has left the loop early.
  */

@@ -1,5 +1,5 @@
 /**
- * README "Files and binary data", the browser's side, in Chromium against the real server:
+ * docs/guides/files.md, the browser's side, in Chromium against the real server:
  * `xserver` sends Blobs anywhere in the input as multipart and the method finds them in
  * place; a file answer resolves to a Blob; `onUploadProgress` reports the upload; HttpClient
  * sends Blob, FormData, ArrayBuffer bodies and reads `expect: "blob" | "arrayBuffer" | "stream"`.

@@ -1,5 +1,5 @@
 /**
- * HttpClient.stream in Chromium (docs/browser-client.md "`HttpClient.stream`"): records
+ * HttpClient.stream in Chromium (docs/guides/browser.md "`HttpClient.stream`"): records
  * read while the answer is still arriving, NDJSON split anywhere by the network, what
  * counts as a broken stream, how a reader stops it, and the request path it shares with
  * request(): headers, retries only before an OK answer, HttpError, the 401 refresh.

@@ -1,5 +1,5 @@
 /**
- * Time and retries in Chromium (docs/browser-client.md "Retries and timeouts"): which answers are retried for which
+ * Time and retries in Chromium (docs/guides/browser.md "Retries and timeouts"): which answers are retried for which
  * methods, the backoff schedule (through HttpClient.timing), Retry-After, per-attempt
  * timeouts and a caller's abort.
  */

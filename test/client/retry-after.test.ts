@@ -1,5 +1,5 @@
 /**
- * `Retry-After` in Chromium (docs/browser-client.md, "Retries and timeouts"): the three
+ * `Retry-After` in Chromium (docs/guides/browser.md, "Retries and timeouts"): the three
  * HTTP-date forms of RFC 9110, always GMT whatever the browser's time zone, and values
  * that are neither digits nor an HTTP-date falling back to backoff.
  */

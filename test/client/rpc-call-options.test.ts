@@ -1,5 +1,5 @@
 /**
- * RPC call options in Chromium (docs/browser-client.md "RPC calls with `xserver`" and
+ * RPC call options in Chromium (docs/guides/browser.md "RPC calls with `xserver`" and
  * "`AppElement`"): `httpClient` as an alias of `client`, with `client` winning, and a
  * per-call `timeoutMs`, where `0` disables the client-side timeout.
  */

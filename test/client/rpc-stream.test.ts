@@ -1,5 +1,5 @@
 /**
- * `$stream` calls in Chromium against scripted NDJSON answers (docs/browser-client.md
+ * `$stream` calls in Chromium against scripted NDJSON answers (docs/guides/browser.md
  * "Streaming calls"): the request they send, the handle's events and result, what makes a
  * stream fail (error record, truncation, stall, a non-NDJSON answer), abort, and the
  * reserved `$stream` scope on xserver and AppElement. The same calls against the real

@@ -1,5 +1,5 @@
 /**
- * `window.AppSessionRecovery` in Chromium against the real server (docs/browser-client.md
+ * `window.AppSessionRecovery` in Chromium against the real server (docs/guides/browser.md
  * "Session recovery"): the server's own refusals of a missing session or a stale CSRF
  * token, on RPC calls and on proxy calls, reach the page's hook once per failed call;
  * other failures do not, and the hook never changes the call's rejection.

@@ -1,6 +1,6 @@
 /**
  * `$stream` calls in Chromium against the real server's streaming methods (README
- * "Streaming answers", docs/browser-client.md "Streaming calls"): live events, the result,
+ * "Streaming answers", docs/guides/browser.md "Streaming calls"): live events, the result,
  * error records, the streaming/buffered mismatch, abort reaching the server's method,
  * heartbeats against the stall watchdog, a lost session, and AppElement.
  */

@@ -1,5 +1,5 @@
 /**
- * window.xserver and AppElement in Chromium (docs/browser-client.md "RPC calls with
+ * window.xserver and AppElement in Chromium (docs/guides/browser.md "RPC calls with
  * `xserver`", "Dev-mode routes", "`AppElement`").
  */
 import { expect, it } from "vitest";

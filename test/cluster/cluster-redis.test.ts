@@ -1,4 +1,4 @@
-// docs/deployment.md "Shared state and Redis" in a real `node cluster-index.js` sharing a
+// docs/guides/deployment.md "Shared state and Redis" in a real `node cluster-index.js` sharing a
 // real redis-server: a worker killed while it holds a deployment-wide slot gives it back
 // when its lease lapses, while the master replaces the worker.
 import { beforeAll, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// docs/deployment.md "The two entrypoints": the real `node cluster-index.js` — one ready line for
+// docs/guides/deployment.md "The two entrypoints": the real `node cluster-index.js` — one ready line for
 // the whole cluster, sessions valid on every worker (the master's secret), a killed worker
 // replaced, a crash loop and a worker that cannot start both stopping the master with one
 // line, and APP_WORKERS validated.

@@ -1,4 +1,4 @@
-// README "Dev mode": the dev console at /__app/dev, in real Chromium — status, the methods of
+// docs/guides/server-methods.md "Dev mode": the dev console at /__app/dev, in real Chromium — status, the methods of
 // the fixture plugin with their policies, and log lines arriving live; absent without dev mode.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// docs/deployment.md "Dev mode in a cluster": in cluster dev mode getLogs and getStatus answer for
+// docs/guides/deployment.md "Dev mode in a cluster": in cluster dev mode getLogs and getStatus answer for
 // the whole cluster, whichever worker takes the call — one log with ids increasing across
 // workers, and every worker listed with its own runtime status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// docs/deployment.md "Crashes": a crashed worker is replaced after 100 ms doubling to 5 s; five crashes
+// docs/guides/deployment.md "Crashes": a crashed worker is replaced after 100 ms doubling to 5 s; five crashes
 // within 30 s stop the master. Pure arithmetic on given times: no clock involved.
 import { describe, expect, it } from "vitest";
 import { RestartPolicy } from "../../dist/cluster/restart-policy.js";

@@ -1,4 +1,4 @@
-// README "Configuration": an unknown key's "did you mean" names a key only when it is near
+// docs/reference/configuration.md: an unknown key's "did you mean" names a key only when it is near
 // enough to be the one meant (an edit distance of a third of the name), counting a swap of
 // two neighbouring letters as one typo.
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// README "Configuration": a `plugins.<id>` or `modules.<id>` section (or the secure tier's
+// docs/reference/configuration.md: a `plugins.<id>` or `modules.<id>` section (or the secure tier's
 // `server.secure.plugins.<id>`) for an item the app root does not have is reported at start
 // as a warning, with the id it was probably meant for. The server starts all the same.
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
-// README "Configuration", server.redis: its defaults, the lease of deployment-wide slots,
-// and a password in the URL kept out of every log line (docs/deployment.md "Shared state
+// docs/reference/configuration.md, server.redis: its defaults, the lease of deployment-wide slots,
+// and a password in the URL kept out of every log line (docs/guides/deployment.md "Shared state
 // and Redis").
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../dist/config/load.js";

@@ -1,4 +1,4 @@
-// README "Secure config": the deployer's block over the author's server.json, own keys only,
+// docs/guides/server-methods.md "Secure config": the deployer's block over the author's server.json, own keys only,
 // frozen copies; the readers of APP_SERVER see only the calling item's block.
 import { describe, expect, it } from "vitest";
 import { mergeSecureTiers, itemSecure } from "../../dist/config/secure-config.js";

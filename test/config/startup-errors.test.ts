@@ -1,4 +1,4 @@
-// README "Configuration": a config the server cannot use stops the start with one line that
+// docs/reference/configuration.md: a config the server cannot use stops the start with one line that
 // names what is wrong — the key path, the variable, or the file — whether `node index.js`
 // reads it (exit 1) or `createServer` is handed it (a StartupError). Objects are strict, and
 // a boolean must be a real boolean. (A proxy's own start-up checks: test/proxy/verifiers.test.ts.)

@@ -1,4 +1,4 @@
-// README "Configuration": `<% NAME %>` in any string of the config takes the value of the
+// docs/reference/configuration.md: `<% NAME %>` in any string of the config takes the value of the
 // environment variable NAME (an unset one stops the start, naming the key), and each plugin
 // or module gets its own section of the config as `ctx.config`, frozen.
 import { describe, expect, it } from "vitest";

@@ -99,15 +99,15 @@ export function readManifests(): Map<string, KubernetesObject[]> {
 }
 
 /**
- * The variables the server reads, as README "Your own app" lists them (its flag table's
- * Environment column), with `APP_WORKERS` of `cluster-index.js` (docs/deployment.md).
+ * The variables the server reads, as docs/reference/cli.md lists them (its flag table's
+ * Environment column), with `APP_WORKERS` of `cluster-index.js` (docs/guides/deployment.md).
  */
 export function serverVariables(): Set<string> {
-  const readme = readFileSync(join(REPO, "README.md"), "utf8");
-  const start = readme.indexOf("| Flag | Environment | Default |");
-  const table = readme.slice(start, readme.indexOf("\n\n", start));
+  const cli = readFileSync(join(REPO, "docs/reference/cli.md"), "utf8");
+  const start = cli.indexOf("| Flag | Environment | Default |");
+  const table = cli.slice(start, cli.indexOf("\n\n", start));
   const names = [...table.matchAll(/^\|[^|]*\| `([A-Z][A-Z0-9_]*)(?:=[^`]*)?` \|/gm)].map((match) => match[1]!);
-  const deployment = readFileSync(join(REPO, "docs/deployment.md"), "utf8");
+  const deployment = readFileSync(join(REPO, "docs/guides/deployment.md"), "utf8");
   if (deployment.includes("`APP_WORKERS`")) names.push("APP_WORKERS");
   return new Set(names);
 }

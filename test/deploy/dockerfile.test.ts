@@ -1,4 +1,4 @@
-// docs/deployment.md "Containers": the Dockerfile names real things. It is read here, not
+// docs/guides/deployment.md "Containers": the Dockerfile names real things. It is read here, not
 // built (there is no Docker on the CI machine): its stages, what the runtime stage
 // installs, the user, the command, the variables and the port, what it copies from the
 // build context, and its HEALTHCHECK run as written against a real server.

@@ -1,4 +1,4 @@
-// docs/deployment.md "Kubernetes": the manifests of deploy/kubernetes/ name real things.
+// docs/guides/deployment.md "Kubernetes": the manifests of deploy/kubernetes/ name real things.
 // They are parsed, not applied (there is no cluster here): selectors match the pods they
 // mean, ports and probes name the container's port, every variable set is one the server
 // or its mounted config reads, the Secret is the one the Deployment reads, the drain fits

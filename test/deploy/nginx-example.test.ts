@@ -1,5 +1,5 @@
 /**
- * docs/deployment.md "nginx", its `location /` block read from the doc itself, in a real
+ * docs/guides/deployment.md "nginx", its `location /` block read from the doc itself, in a real
  * nginx on a port other than 80/443 (a free one): the page's session-bound calls, which
  * carry the page's Origin with its port, must pass the origin check. Forwarding `$host`
  * dropped the port and refused every one with 403 RPC_BAD_ORIGIN.
@@ -19,7 +19,7 @@ const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
  * those of the block, but its `proxy_pass` (the helper points nginx at the test's server).
  */
 function docLocation(): string {
-  const doc = readFileSync(join(REPO, "docs/deployment.md"), "utf8");
+  const doc = readFileSync(join(REPO, "docs/guides/deployment.md"), "utf8");
   const section = doc.slice(doc.indexOf("### nginx"));
   const block = /```nginx\n([\s\S]*?)```/.exec(section)![1]!;
   const server = block.slice(block.indexOf("server {"));

@@ -1,4 +1,4 @@
-// README "Dev mode": what an edit reloads without a restart — a helper a server file imports
+// docs/guides/server-methods.md "Dev mode": what an edit reloads without a restart — a helper a server file imports
 // (through any chain, .js, .ts and CommonJS alike, in isolation workers too), new server
 // files and new plugins or modules — and what it keeps: a file that fails keeps its previous
 // version, and what new code imports is never served. Each test edits a temporary app root

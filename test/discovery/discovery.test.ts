@@ -1,4 +1,4 @@
-// README "Server methods": discovery rules, boot hooks, start-up errors, dev-mode reload.
+// docs/guides/server-methods.md "Server methods": discovery rules, boot hooks, start-up errors, dev-mode reload.
 // (A config that names an unknown verifier: test/config/startup-errors.test.ts.)
 import { describe, expect, it } from "vitest";
 import { cpSync, mkdtempSync, writeFileSync, utimesSync } from "node:fs";

@@ -1,4 +1,4 @@
-// README "Server methods": a server file that does not load is reported with the place to
+// docs/guides/server-methods.md "Server methods": a server file that does not load is reported with the place to
 // fix — `file:line:column`, the line itself, and a hint for the usual causes (a .js import
 // without its extension, a folder import) — in the log, in getStatus's `failed`, and in
 // the one line `node index.js --strict` prints.

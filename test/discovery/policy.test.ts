@@ -1,4 +1,4 @@
-// README "Server methods": the policy forms a method may use, resolved once at start.
+// docs/guides/server-methods.md "Server methods": the policy forms a method may use, resolved once at start.
 import { describe, expect, it } from "vitest";
 import { readPolicyExport, resolvePolicy } from "../../dist/discovery/policy.js";
 

@@ -1,4 +1,4 @@
-// README "Server methods": what a `.ts` server file, and each `.ts` file it imports, may
+// docs/guides/server-methods.md "Server methods": what a `.ts` server file, and each `.ts` file it imports, may
 // import: extensionless paths, folders, JSON without `with { type: "json" }`, the
 // tsconfig.json `paths` and `baseUrl`, packages installed in the item's folder or the app
 // root's, each file one module instance however it is named. `.mjs` files keep Node's rules.

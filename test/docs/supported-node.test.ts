@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 
 const REPO = join(import.meta.dirname, "..", "..");
 const readme = readFileSync(join(REPO, "README.md"), "utf8");
-const section = readme.slice(readme.indexOf("### Supported Node"), readme.indexOf("## Your own app"));
+const section = readme.slice(readme.indexOf("### Supported Node"), readme.indexOf("\n## ", readme.indexOf("### Supported Node")));
 const rows = [...section.matchAll(/^\| Node (\d+)[^|]*\| ([\d.]+) and later \1\.x[^|]*\| ([\d.]+) \|$/gm)].map((m) => ({ line: m[1]!, floor: m[2]!, ran: m[3]! }));
 
 describe("README \"Supported Node\"", () => {

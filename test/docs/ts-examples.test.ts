@@ -5,11 +5,12 @@
  * verbatimModuleSyntax), the package imported by its own name. A relative import the docs
  * leave to the reader (a model client, say) is stood in for by an untyped module.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
+import { docPages } from "../helpers/docs.js";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const EXAMPLE = /```ts\n\/\/ ((?:plugins|modules)\/[^\s]+\.ts)\n([\s\S]*?)```/g;
@@ -19,7 +20,7 @@ function examples(markdown: string): Array<{ path: string; code: string }> {
   return [...markdown.matchAll(EXAMPLE)].map((match) => ({ path: match[1]!, code: match[2]! }));
 }
 
-const DOCS = ["README.md", ...readdirSync(join(REPO, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const DOCS = docPages();
 
 /** The compiler options of the app `counterpart init` writes (templates/app/tsconfig.json). */
 function scaffoldOptions(dir: string): ts.CompilerOptions {
@@ -35,10 +36,16 @@ describe("TypeScript examples of the README and docs/", () => {
   const dir = mkdtempSync(join(REPO, "test-results", "readme-examples-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("finds the examples it checks", () => {
+  it("finds the examples it checks, in the guides and the README", () => {
+    expect(DOCS).toEqual(expect.arrayContaining(["README.md", "docs/guides/server-methods.md", "docs/reference/configuration.md"]));
     expect(found.map((example) => example.path)).toEqual(
-      expect.arrayContaining(["plugins/notes/notes.server.ts", "plugins/chat/chat.server.ts", "plugins/partner/register.server.ts", "plugins/login/login.server.ts", "plugins/pages/fetch-title.server.ts"]),
+      expect.arrayContaining(["plugins/hello/hello.server.ts", "plugins/notes/notes.server.ts", "plugins/chat/chat.server.ts", "plugins/partner/register.server.ts", "plugins/login/login.server.ts", "plugins/pages/fetch-title.server.ts"]),
     );
+  });
+
+  it("names each file once, so that no example is compiled in another's place", () => {
+    const paths = found.map((example) => example.path);
+    expect(paths.filter((path, index) => paths.indexOf(path) !== index)).toEqual([]);
   });
 
   it("compile under the scaffold's tsconfig against the package's types", () => {

@@ -1,4 +1,4 @@
-// docs/deployment.md "Probes": /health/live says the process answers, /health/ready whether
+// docs/guides/deployment.md "Probes": /health/live says the process answers, /health/ready whether
 // it should get traffic. Over real HTTP: ready once listening, not before; during a
 // SIGTERM drain (node index.js and a cluster) ready answers 503 draining and live 200
 // while a slow (streaming) call finishes; while the configured Redis is down ready answers 503 naming

@@ -42,7 +42,7 @@ export async function runToExit(args: string[], env: Record<string, string> = {}
 
 /**
  * Runs `node index.js` (on port 0 unless `args` name one) and expects it to refuse to start
- * as README "Your own app" says: exit 1 and one `counterpart: ` line on stderr that matches
+ * as docs/guides/your-app.md says: exit 1 and one `counterpart: ` line on stderr that matches
  * `message`, no stack trace, never a ready line.
  */
 export async function expectStartupFailure(message: RegExp, args: string[], env: Record<string, string> = {}) {

@@ -1,6 +1,6 @@
 /**
  * A real redis-server (Debian's package) on a free loopback port, with no persistence and
- * its files in a temp folder: for the shared state of docs/deployment.md "Shared state and
+ * its files in a temp folder: for the shared state of docs/guides/deployment.md "Shared state and
  * Redis". It can be killed (SIGKILL) and restarted on the same port, as an outage is.
  * Without redis-server the tests are skipped, except under CI=true, where they must run.
  */

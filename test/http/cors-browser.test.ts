@@ -1,4 +1,4 @@
-// README "Cross-origin viewers" in Chromium: a page of a listed origin calls the gateway
+// docs/guides/browser.md "Cross-origin viewers" in Chromium: a page of a listed origin calls the gateway
 // and the proxy with credentials and reads the answers, streams included; a page of an
 // unlisted origin reads nothing. Both pages are on 127.0.0.1, so they are on the server's
 // site and the SameSite=Lax cookie goes along, as between two subdomains of one site.

@@ -1,4 +1,4 @@
-// README "Cross-origin viewers": CORS for the origins in server.allowedOrigins on /__rpc and
+// docs/guides/browser.md "Cross-origin viewers": CORS for the origins in server.allowedOrigins on /__rpc and
 // /proxy, preflight included, with credentials; nothing for any other origin or route.
 // The same in a browser: cors-browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

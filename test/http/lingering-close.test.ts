@@ -1,4 +1,4 @@
-// README "Runtime protections": an answer given while the client is still uploading (413,
+// docs/guides/server-methods.md "Runtime protections": an answer given while the client is still uploading (413,
 // a refused call) reaches the client — the server closes with a lingering close, so the
 // kernel does not reset the connection under the answer — and the server still reads
 // only a bounded amount of what it does not want. The server runs in a process of its

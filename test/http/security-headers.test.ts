@@ -1,4 +1,4 @@
-// README "Configuration" (`server.headers`) and "HTTP routes": X-Content-Type-Options and
+// docs/reference/configuration.md (`server.headers`) and "HTTP routes": X-Content-Type-Options and
 // Referrer-Policy on every answer, the pages' CSP with a nonce per response, and what the
 // config may change. The policy at work in a browser: test/static/csp-browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// README "Logs": exactly one rpc.* event per call, with its fields, and no credential of the
+// docs/reference/log-events.md: exactly one rpc.* event per call, with its fields, and no credential of the
 // request in any line — neither in the events nor where a method logs its request headers.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 describe("rpc.* events", () => {
   const app = useServer({ root: ROOT });
 
-  it("logs exactly one event per call with the fields README \"Logs\" lists", async () => {
+  it("logs exactly one event per call with the fields docs/reference/log-events.md lists", async () => {
     const before = app.logs.events().length;
     await rpc(app.url, "plugin/matrix/echo", { viewer: app.viewer, body: { contextId: "strict" }, headers: { "x-token": "t0k" } });
     await rpc(app.url, "plugin/matrix/sessionOnly");

@@ -1,4 +1,4 @@
-// README "Dev mode": where a getLogs page ends and the next one starts, on a buffer of known
+// docs/guides/server-methods.md "Dev mode": where a getLogs page ends and the next one starts, on a buffer of known
 // lines (over HTTP, where every poll logs a line of its own: test/rpc/dev-routes.test.ts).
 import { describe, expect, it } from "vitest";
 import { readLogPage } from "../../src/log/log-page.js";

@@ -1,4 +1,4 @@
-// README "Logs": every configured secret — values substituted from <% NAME %>, JWT secrets —
+// docs/reference/log-events.md: every configured secret — values substituted from <% NAME %>, JWT secrets —
 // is masked wherever it stands in a log line, also when it needs JSON escaping or is all
 // digits, and every line stays valid JSON. (Error answers: test/rpc/secret-answers.test.ts.)
 import { describe, expect, it } from "vitest";

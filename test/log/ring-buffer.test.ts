@@ -1,4 +1,4 @@
-// README "Dev mode": the dev log behind getLogs — every line with an id that only grows, paged
+// docs/guides/server-methods.md "Dev mode": the dev log behind getLogs — every line with an id that only grows, paged
 // forward with afterId = lastId, the logged item's own id kept as itemId, and at most
 // APP_DEV_LOG_MAX_ENTRIES entries. (The route itself: test/rpc/dev-routes.test.ts.)
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// README "Logs": what `node index.js` writes to stdout — JSON lines, batched yet prompt,
+// docs/reference/log-events.md: what `node index.js` writes to stdout — JSON lines, batched yet prompt,
 // none lost at SIGTERM — and readable lines instead of JSON in dev mode.
 import { afterAll, describe, expect, it } from "vitest";
 import { TEST_SESSION_SECRET } from "../helpers/server.js";

@@ -1,4 +1,4 @@
-// README "Dependencies": prom-client (~12 MB) loads with the first /metrics call. Until then
+// docs/reference/project.md "Dependencies": prom-client (~12 MB) loads with the first /metrics call. Until then
 // the request path records into plain numbers, and what it recorded is all in the first
 // scrape. Its own file: vitest gives each file a fresh process, so nothing else loaded it.
 import { createRequire } from "node:module";

@@ -1,4 +1,4 @@
-// docs/deployment.md "Metrics: `GET /metrics`": GET /metrics in Prometheus text — off unless `server.metrics.enabled`,
+// docs/reference/metrics.md: GET /metrics in Prometheus text — off unless `server.metrics.enabled`,
 // behind an optional bearer token (401 METRICS_UNAUTHORIZED), RPC calls and durations,
 // queue and breaker gauges, one registry per server, and in a cluster the sum over workers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// docs/deployment.md "Metrics: `GET /metrics`", session data (README "Session data"): the
+// docs/reference/metrics.md, session data (docs/guides/sessions-and-state.md): the
 // store's loads and saves timed by kind and operation, its failures counted by code, and a
 // remote store's guard (open while the store is unreachable, with the loads it refused at
 // once), scraped over HTTP after real calls, with the in-memory store and with a real

@@ -1,4 +1,4 @@
-// docs/outbound-guard.md "server.outbound settings": a request the guard blocks for its
+// docs/guides/outbound-guard.md "server.outbound settings": a request the guard blocks for its
 // address usually first shows up as a method's 500 in the log. The log line names the
 // setting that lifts the block, the entry to add and where it is documented.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,7 +27,7 @@ describe("an outbound request blocked by the guard", () => {
     expect([answer.status, answer.body.code]).toEqual([500, "RPC_INTERNAL_ERROR"]);
     const event = app.logs.events().find((line) => line.method === "get")!;
     expect((event.err as { message: string }).message).toBe(
-      'Outbound request to 127.0.0.1:9 (127.0.0.1) blocked: loopback; to let methods reach it, list "127.0.0.1:9" in server.outbound.allow (docs/outbound-guard.md#serveroutbound-settings)',
+      'Outbound request to 127.0.0.1:9 (127.0.0.1) blocked: loopback; to let methods reach it, list "127.0.0.1:9" in server.outbound.allow (docs/guides/outbound-guard.md#serveroutbound-settings)',
     );
   });
 

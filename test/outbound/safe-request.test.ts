@@ -1,4 +1,4 @@
-// docs/outbound-guard.md "safeRequest": xOpat's buffered request helper over the guard
+// docs/guides/outbound-guard.md "safeRequest": xOpat's buffered request helper over the guard
 // behind safeFetch, against real local upstreams (127.0.0.1 let through by the guard's
 // allow list, as in safe-fetch.test.ts).
 import { once } from "node:events";

@@ -2,7 +2,7 @@
 // its README) run against the outbound guard: every URL through validateUpstreamUrl, the
 // safeFetch cases against real loopback servers. Host names are answered by a DNS stub
 // fed from the file, so no case touches real DNS. "either" cases (the guard may block or
-// allow them, docs/outbound-guard.md) run and report their outcome without failing.
+// allow them, docs/guides/outbound-guard.md) run and report their outcome without failing.
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

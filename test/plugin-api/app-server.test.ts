@@ -1,4 +1,4 @@
-// README "Server methods": one APP_SERVER per process, shared by every server in it.
+// docs/guides/server-methods.md "Server methods": one APP_SERVER per process, shared by every server in it.
 // Verifiers registered through it reach the server whose boot hooks run, isDevMode(ctx)
 // answers for the call's server, and servers with different outbound settings are refused.
 import { afterEach, describe, expect, it } from "vitest";

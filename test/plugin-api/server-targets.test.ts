@@ -1,4 +1,4 @@
-// README "Server methods": importServerModule / importServerExport reach server files of an
+// docs/guides/server-methods.md "Server methods": importServerModule / importServerExport reach server files of an
 // item and nothing else, with containment checked on real paths.
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// docs/xopat-compat.md: an app written the way xOpat's plugins are (an OIDC-style
+// docs/guides/xopat.md: an app written the way xOpat's plugins are (an OIDC-style
 // module with a boot hook, a route and verifiers with settings; a chat-style module whose .ts
 // files import each other without extensions; a provider plugin reading its two-tier secure
 // config and calling the module through importServerExport), over real HTTP.

@@ -1,4 +1,4 @@
-// docs/proxy.md "Checks, in order" and "Headers": the order of checks and their codes, every method, the path rules
+// docs/guides/proxy.md "Checks, in order" and "Headers": the order of checks and their codes, every method, the path rules
 // with the usual traversal vectors, and which headers cross the proxy in each direction.
 // (A session that expires while the proxy uses it: test/auth/session.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

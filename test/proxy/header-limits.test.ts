@@ -1,4 +1,4 @@
-// docs/proxy.md "Headers": the headers the server holds (static headers, verifiers'
+// docs/guides/proxy.md "Headers": the headers the server holds (static headers, verifiers'
 // changes, X-Forwarded-*, the request id and trace) go upstream before the client's, so
 // an upstream that keeps only its first N headers still gets the API key; and a request
 // with more client headers than the proxy forwards is refused, never passed on. (Node's

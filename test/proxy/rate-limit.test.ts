@@ -1,4 +1,4 @@
-// docs/proxy.md "Rate limits": an alias's `rateLimit` refuses with 429 PROXY_RATE_LIMITED
+// docs/guides/proxy.md "Rate limits": an alias's `rateLimit` refuses with 429 PROXY_RATE_LIMITED
 // and Retry-After before the upstream sees the request, logs proxy.rejected with the code,
 // counts app_rate_limited_total, and a `user` limit counts the verifier's `sub`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

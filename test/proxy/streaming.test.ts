@@ -1,4 +1,4 @@
-// docs/proxy.md "Streaming, time limits, failures": bodies stream both ways with backpressure and are never buffered
+// docs/guides/proxy.md "Streaming, time limits, failures": bodies stream both ways with backpressure and are never buffered
 // whole; a client that goes away aborts the upstream request; an unreachable upstream
 // answers 502, one that sends no headers in time 504; a failure after the headers cuts
 // the client connection.

@@ -1,4 +1,4 @@
-// docs/proxy.md "Verifiers" and "`verifyProxyAuth`": custom proxy
+// docs/guides/proxy.md "Verifiers" and "`verifyProxyAuth`": custom proxy
 // verifiers, all/any modes, `verifyProxyAuth`, and the start-up checks that make a
 // misconfigured proxy fail at start instead of at its first request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

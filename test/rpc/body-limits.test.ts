@@ -1,4 +1,4 @@
-// README "Runtime protections", `args` and JSON depth: a body well under `maxBodyBytes`
+// docs/guides/server-methods.md "Runtime protections", `args` and JSON depth: a body well under `maxBodyBytes`
 // that holds too many arguments or JSON nested too deep is the caller's fault, answered
 // 400 RPC_BAD_REQUEST when the body is read: never a 500, a server error in the log or a
 // breaker failure (a stack overflow spreading the arguments, serialising the result or

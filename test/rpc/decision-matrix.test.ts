@@ -1,4 +1,4 @@
-// README "Exposing a method: authentication": every row of the decision matrix, context resolution by own
+// docs/guides/server-methods.md "Exposing a method: authentication": every row of the decision matrix, context resolution by own
 // property, mode all/any, and the legacy rpcAuth key — over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// README "Dev mode": dev-mode routes getStatus / getLogs (and the dev alias), absent
+// docs/guides/server-methods.md "Dev mode": dev-mode routes getStatus / getLogs (and the dev alias), absent
 // outside dev mode, with the fields and filters xOpat's viewer uses. (What getLogs pages
 // through: test/log/ring-buffer.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// README "Files and binary data", downloads: a method returns APP_SERVER.file(source, {
+// docs/guides/files.md, downloads: a method returns APP_SERVER.file(source, {
 // type, name, inline? }) and the answer is that body (bytes, a Web or Node stream, a file
 // of its item or of the call's temporary folder), with its headers, streamed with
 // backpressure, stopped when the client leaves, and logged once with the bytes sent.

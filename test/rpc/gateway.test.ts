@@ -172,7 +172,7 @@ describe("RPC gateway", () => {
       });
     }
 
-    it("refuses JSON nested 100 000 deep with 400 before the method runs (README \"Arguments and nesting\")", async () => {
+    it("refuses JSON nested 100 000 deep with 400 before the method runs (docs/guides/server-methods.md \"Arguments and nesting\")", async () => {
       const rawBody = `{"args":[${"[".repeat(100_000)}${"]".repeat(100_000)}]}`;
       for (const method of ["deep", "echo"]) {
         const answer = await rpc(app.url, `plugin/matrix/${method}`, { viewer, rawBody });

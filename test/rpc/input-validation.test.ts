@@ -1,5 +1,5 @@
 /**
- * `input`, `output` and declared errors over real HTTP (README "Server methods"), each case with zod (plugin zodp) and valibot (plugin valip): where the
+ * `input`, `output` and declared errors over real HTTP (docs/guides/server-methods.md "Server methods"), each case with zod (plugin zodp) and valibot (plugin valip): where the
  * input step runs (no slot, no breaker, no worker, no stream), what a bad input answers
  * and logs (never the value), the parsed value the method gets, `output` by mode, and
  * `ctx.fail`.

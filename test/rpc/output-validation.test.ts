@@ -1,5 +1,5 @@
 /**
- * `output` by mode and bad policies (README "Server methods"), with
+ * `output` by mode and bad policies (docs/guides/server-methods.md "Server methods"), with
  * zod (plugin zodp) and valibot (plugin valip): the result is checked in dev mode and with
  * `server.rpc.validateOutput`, and its schema's output is answered; a policy whose
  * `input`, `output` or `errors` is malformed fails its item, naming file and method.

@@ -1,4 +1,4 @@
-// README "Logs": a secret the log masks is masked in error answers too, inline and isolated,
+// docs/reference/log-events.md: a secret the log masks is masked in error answers too, inline and isolated,
 // whether the method threw an Error (its message answered in dev mode) or an RpcError.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * A streaming answer through a real nginx with the proxy settings docs/deployment.md
+ * A streaming answer through a real nginx with the proxy settings docs/guides/deployment.md
  * gives, even with response buffering left on (nginx's default): each line, heartbeats
  * included, must reach the viewer as it is written, not when the method ends.
  */
@@ -12,7 +12,7 @@ import { describeWithNginx, startNginx, type Nginx } from "../helpers/nginx.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/stream-app");
 
-// docs/deployment.md "nginx", with nginx's default buffering instead of `proxy_buffering off`.
+// docs/guides/deployment.md "nginx", with nginx's default buffering instead of `proxy_buffering off`.
 const LOCATION = `
       proxy_http_version 1.1;
       proxy_set_header Connection "";

@@ -1,5 +1,5 @@
 /**
- * Streaming answers over real HTTP (README "Streaming answers"): the headers at admission,
+ * Streaming answers over real HTTP (docs/guides/streaming.md): the headers at admission,
  * event, ping and terminal records, refusals before admission as plain JSON, backpressure
  * from a slow reader, a reader that stops or hangs up, timeouts mid-stream, the
  * concurrency slot and the breaker across the stream, isolated methods, one log event.

@@ -1,4 +1,4 @@
-// A misspelt method name, at the call and in a policy (README "Dev mode", "Server methods"
+// A misspelt method name, at the call and in a policy (docs/guides/server-methods.md "Dev mode", "Server methods"
 // and "counterpart check"): dev mode names the nearest method; outside it the answer names
 // none, so that an item's methods cannot be listed by guessing. A policy entry that names
 // no function says which one was likely meant, and `counterpart check` fails on it.

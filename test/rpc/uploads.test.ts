@@ -1,4 +1,4 @@
-// README "Files and binary data": a method with `runtime.files` takes multipart/form-data,
+// docs/guides/files.md: a method with `runtime.files` takes multipart/form-data,
 // a part `args` and parts `file:<n>` placed where `{"$file": n}` stands; every file reaches
 // the method as an UploadedFile (inline or isolated), and every refusal is early, answered
 // with its code, and leaves nothing on disk.

@@ -1,4 +1,4 @@
-// One RPC call's lifetime (README "Runtime protections", Timeouts): it ends when the client
+// One RPC call's lifetime (docs/guides/server-methods.md "Runtime protections", Timeouts): it ends when the client
 // goes away or when its timeout passes, whichever comes first; everything waiting on the
 // call learns it through race(), onEnd(), onTimeout() or the lazily made signal. The timer
 // runs on vitest's clock: no real waits.

@@ -1,4 +1,4 @@
-// README "Runtime protections", circuit breakers: consecutive failures per key open the
+// docs/guides/server-methods.md "Runtime protections", circuit breakers: consecutive failures per key open the
 // breaker, an open breaker refuses with the time left, after resetAfterMs exactly one trial
 // call runs and its outcome closes or reopens it. The clock is vitest's: no real waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

@@ -1,4 +1,4 @@
-// README "Runtime protections", concurrency: below maxConcurrency a call runs at once, the
+// docs/guides/server-methods.md "Runtime protections", concurrency: below maxConcurrency a call runs at once, the
 // rest wait in a FIFO queue, a full queue refuses at once with RPC_QUEUE_FULL, and a waiting
 // call whose lifetime ends (client gone, timeout) leaves the queue without taking a slot.
 // Timeouts run on vitest's clock: no real waits.

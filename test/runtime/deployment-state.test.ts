@@ -1,4 +1,4 @@
-// docs/deployment.md "Shared state and Redis", over real `node index.js` processes sharing
+// docs/guides/deployment.md "Shared state and Redis", over real `node index.js` processes sharing
 // one real redis-server: maxConcurrency counted across processes (concurrencyScope
 // "deployment"), a killed holder's slot lapsing with its lease, a breaker opened on one
 // process refusing on the other, and Redis killed and restarted under load.

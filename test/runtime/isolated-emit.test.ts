@@ -1,5 +1,5 @@
 /**
- * The worker side of an isolated method's `ctx.emit` (README "Streaming answers"), over a
+ * The worker side of an isolated method's `ctx.emit` (docs/guides/streaming.md), over a
  * real MessageChannel with the main thread's relay at the other end: events go out in
  * order in batches, the window holds a method whose events are not written, and once the
  * call is over every emit rejects instead of vanishing into a closed port.

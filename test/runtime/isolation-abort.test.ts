@@ -1,4 +1,4 @@
-// README "Runtime protections", worker isolation: on timeout an isolated method's
+// docs/guides/server-methods.md "Runtime protections", worker isolation: on timeout an isolated method's
 // `ctx.signal` fires first and its abort handler gets `abortGraceMs` to run; only a method
 // still running after that has its worker terminated. The caller's 504 never waits.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// README "Runtime protections": worker isolation — reduced context, termination on timeout, crashes that heal,
+// docs/guides/server-methods.md "Runtime protections": worker isolation — reduced context, termination on timeout, crashes that heal,
 // forever-loops that do not block the rest of the server.
 import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -111,7 +111,7 @@ describe("worker isolation", () => {
 
   it("refuses args too deep to copy to a worker with 400 RPC_BAD_REQUEST, logged as rejected, the pool unharmed", async () => {
     // Valid JSON, too deep to be copied to a worker thread: the gateway's depth limit
-    // refuses it as it reads the body (README "Arguments and nesting").
+    // refuses it as it reads the body (docs/guides/server-methods.md "Arguments and nesting").
     const rawBody = `{"args":[${"[".repeat(100_000)}${"]".repeat(100_000)}]}`;
     const answer = await rpc(app.url, "module/iso/context", { viewer: app.viewer, rawBody });
     expect([answer.status, answer.body.code]).toEqual([400, "RPC_BAD_REQUEST"]);

@@ -1,4 +1,4 @@
-// docs/deployment.md "Rate limits across processes", with real redis-servers: a
+// docs/guides/deployment.md "Rate limits across processes", with real redis-servers: a
 // `scope: "deployment"` limit counted atomically by two servers sharing one Redis, its key
 // expiring with the window; while Redis is down each process counts it alone (never
 // unlimited), logged once, and the server keeps answering.

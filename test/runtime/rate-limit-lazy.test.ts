@@ -1,4 +1,4 @@
-// README "Rate limits", cost: a server without any `rateLimit` never loads
+// docs/guides/server-methods.md "Rate limits", cost: a server without any `rateLimit` never loads
 // rate-limiter-flexible; one with a limit loads it at start. Its own file: vitest gives each
 // file a fresh process, so nothing else loaded it.
 import { createRequire } from "node:module";

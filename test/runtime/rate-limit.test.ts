@@ -1,4 +1,4 @@
-// README "Rate limits", per process over real HTTP: each key (session, user, address,
+// docs/guides/server-methods.md "Rate limits", per process over real HTTP: each key (session, user, address,
 // everyone), the 429 with Retry-After and a retryAfterMs after which a call is admitted,
 // the check before the body and before slots and breakers, points given back in the array
 // form, the log event, the metric and getStatus.

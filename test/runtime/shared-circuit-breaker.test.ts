@@ -1,4 +1,4 @@
-// README "Runtime protections", shared circuit breakers (docs/deployment.md "Shared state and
+// docs/guides/server-methods.md "Runtime protections", shared circuit breakers (docs/guides/deployment.md "Shared state and
 // Redis"): two stores on two connections to one real redis-server stand for two processes.
 // Failures count together, an open breaker refuses on both, exactly one trial runs in the
 // deployment, a closed breaker admits without a round trip, and without Redis each process

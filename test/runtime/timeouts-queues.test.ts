@@ -1,4 +1,4 @@
-// README "Runtime protections": timeouts, concurrency queues, breakers — real concurrency
+// docs/guides/server-methods.md "Runtime protections": timeouts, concurrency queues, breakers — real concurrency
 // over real HTTP with small timeouts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// README "Boot hooks": what registerServerRoute refuses, and how a refusal fails only its item.
+// docs/guides/server-methods.md "Boot hooks": what registerServerRoute refuses, and how a refusal fails only its item.
 import { describe, expect, it } from "vitest";
 import { startServer } from "../helpers/server.js";
 import { rpc, send } from "../helpers/http.js";

@@ -1,5 +1,5 @@
 /**
- * A session store that hangs (README "Session data", docs/deployment.md "What each failure
+ * A session store that hangs (docs/guides/sessions-and-state.md, docs/guides/deployment.md "What each failure
  * looks like to a viewer"): a real Redis paused with CLIENT PAUSE keeps its connection and
  * answers nothing. Calls that never touch session data must not each wait out
  * `commandTimeoutMs`: after the first finds the store unreachable, the next ones get on at

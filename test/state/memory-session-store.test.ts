@@ -1,5 +1,5 @@
 /**
- * The in-memory session store's bounds (README "Session data"): at most `maxEntries`
+ * The in-memory session store's bounds (docs/guides/sessions-and-state.md): at most `maxEntries`
  * sessions and `maxBytes` of data, the least recently used dropped first; data gone when
  * its session expires; a save over a session's limit changes nothing.
  */

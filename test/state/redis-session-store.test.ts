@@ -1,4 +1,4 @@
-// README "Session data" and docs/deployment.md "Shared state and Redis": the Redis session
+// docs/guides/sessions-and-state.md and docs/guides/deployment.md "Shared state and Redis": the Redis session
 // store against a real redis-server: one hash per session, changes applied at once, the size
 // limit refusing all of a save, expiry with the session, and 503 while Redis is away.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

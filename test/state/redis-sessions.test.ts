@@ -1,5 +1,5 @@
 /**
- * Session data on Redis (README "Session data", docs/deployment.md "Shared state and
+ * Session data on Redis (docs/guides/sessions-and-state.md, docs/guides/deployment.md "Shared state and
  * Redis"), over two real `node index.js` processes sharing one real redis-server: what one
  * process saved the other reads (a route's redirect included), the limit holds, the data
  * expires with the session, and a Redis killed under load fails only the calls that use

@@ -1,5 +1,5 @@
 /**
- * Session data over real HTTP (README "Session data"): what a method or a route sets in
+ * Session data over real HTTP (docs/guides/sessions-and-state.md): what a method or a route sets in
  * `ctx.session` is there on the viewer's next call and only for that viewer; nested changes
  * count; `id` and `createdAt` are read-only; over the limit nothing is saved (413);
  * isolated and streaming methods keep data too; a route's redirect is read back at once.

@@ -1,5 +1,5 @@
 /**
- * A session store that cannot be reached (README "Session data"): only the calls that read
+ * A session store that cannot be reached (docs/guides/sessions-and-state.md): only the calls that read
  * or write session data answer 503 SESSION_STORE_UNAVAILABLE; everything else, the session's
  * id included, keeps working, and the breaker does not count the outage against the method.
  * The store here is one whose load and save fail the way every real store reports being

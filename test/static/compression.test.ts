@@ -1,4 +1,4 @@
-// README "HTTP routes": static files and the client script are compressed as the client's
+// docs/reference/http-routes.md: static files and the client script are compressed as the client's
 // Accept-Encoding asks and carry validators (ETag, 304); pages are compressed but never
 // stored or answered 304; RPC answers, streams and proxied bodies are never compressed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

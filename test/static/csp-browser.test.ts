@@ -1,4 +1,4 @@
-// README "Configuration" (`server.headers`): the pages' default CSP in Chromium. The
+// docs/reference/configuration.md (`server.headers`): the pages' default CSP in Chromium. The
 // bootstrap, the page's own scripts, the demo viewer and the dev console run and call the
 // server without a single violation; a script injected later runs not at all; the page is
 // framed only by the origins frame-ancestors names.

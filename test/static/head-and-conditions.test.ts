@@ -1,4 +1,4 @@
-// README "HTTP routes": a HEAD, a conditional request or a range a client sends to a
+// docs/reference/http-routes.md: a HEAD, a conditional request or a range a client sends to a
 // static file is answered as HTTP says (GET's headers, 304, 412, 416), never 500, and
 // logs no server error. Link checkers, CDNs and `curl -I` send exactly these.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

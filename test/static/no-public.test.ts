@@ -1,4 +1,4 @@
-// README "Your own app": an app root with only plugins (its page served from elsewhere)
+// docs/guides/your-app.md: an app root with only plugins (its page served from elsewhere)
 // starts, with one warning that says what it means, not the static library's
 // '"root" path must exist'; its plugins' files and methods are served as usual.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// README "HTTP routes": server code and server-only data in plugin and module folders are
+// docs/reference/http-routes.md: server code and server-only data in plugin and module folders are
 // never served, whether by name (TypeScript, server/, settings files) or because a server
 // file or boot hook imports them, directly or not.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

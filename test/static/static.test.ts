@@ -1,4 +1,4 @@
-// README "HTTP routes": what is served, what never is, and the viewer page bootstrap.
+// docs/reference/http-routes.md: what is served, what never is, and the viewer page bootstrap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { startServer, type TestServer } from "../helpers/server.js";

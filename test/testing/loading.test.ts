@@ -60,7 +60,7 @@ describe("the testing entry", () => {
   });
 
   // Node 20.18 cannot require() an ES module; Fastify's inject require()s light-my-request,
-  // which the package pins to a release whose cookie is CommonJS (README "Dependencies").
+  // which the package pins to a release whose cookie is CommonJS (docs/reference/project.md "Dependencies").
   it("starts a test app on a Node that cannot require() an ES module, as Node 20.18", async () => {
     const { stdout } = await run(process.execPath, ["--no-experimental-require-module", join(SCRIPTS, "testing-entry.mjs")], { cwd: REPO });
     expect(JSON.parse(stdout)).toEqual({ atLoad: "RpcError", thrown: { name: "RpcError", code: "TEAPOT" }, started: true });

@@ -1,4 +1,4 @@
-// README "Testing your methods": one method called with a made-up ctx (callMethod,
+// docs/guides/toolkit.md "Testing your methods": one method called with a made-up ctx (callMethod,
 // makeContext), following the server's rules wherever a method could tell the difference.
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { RpcError } from "../../dist/index.js";

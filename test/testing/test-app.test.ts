@@ -1,4 +1,4 @@
-// README "Testing your methods": an app root started in process with startTestApp, its
+// docs/guides/toolkit.md "Testing your methods": an app root started in process with startTestApp, its
 // viewers, their calls, streams and proxied requests over inject, and its log events.
 import { rmSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// README "Validating input and output": the testing kit checks `input`, `output` and
+// docs/guides/server-methods.md "Validating input and output": the testing kit checks `input`, `output` and
 // declared errors exactly as the server does, with zod (zodp) and valibot (valip).
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// docs/deployment.md "Tracing": an operator registers an OpenTelemetry SDK with a preload
+// docs/guides/deployment.md "Tracing": an operator registers an OpenTelemetry SDK with a preload
 // (`--import ./otel.mjs`) and `node index.js` records its RPC calls and proxied requests as
 // spans of the caller's trace, the proxy span being the parent of the upstream's request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

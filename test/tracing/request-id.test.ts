@@ -1,4 +1,4 @@
-// README "Logs": every answer carries X-Request-Id — a well-formed incoming one, else one made
+// docs/reference/log-events.md: every answer carries X-Request-Id — a well-formed incoming one, else one made
 // here — and that id is the reqId of the request's log events, ctx.requestId (inline and
 // isolated) and the X-Request-Id the proxy sends upstream. A malformed id is never echoed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

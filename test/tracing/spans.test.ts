@@ -1,4 +1,4 @@
-// docs/deployment.md "Tracing", with an OpenTelemetry SDK registered as an operator would
+// docs/guides/deployment.md "Tracing", with an OpenTelemetry SDK registered as an operator would
 // (here the SDK's in-memory exporter): RPC calls and proxied requests become spans that
 // continue the caller's trace, the proxy's upstream receives the proxy span as its parent,
 // a method's own spans are the call's children, and no span carries a secret. Before the SDK

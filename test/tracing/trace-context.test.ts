@@ -1,4 +1,4 @@
-// The W3C Trace Context rules of src/tracing/trace-context.ts (docs/deployment.md "Tracing"):
+// The W3C Trace Context rules of src/tracing/trace-context.ts (docs/guides/deployment.md "Tracing"):
 // which traceparent and tracestate headers are continued, and the ids made for new traces.
 import { describe, expect, it } from "vitest";
 import {

@@ -1,4 +1,4 @@
-// docs/deployment.md "Tracing", without an OpenTelemetry SDK: an incoming traceparent is
+// docs/guides/deployment.md "Tracing", without an OpenTelemetry SDK: an incoming traceparent is
 // continued in ctx.trace (inline, isolated, streaming) and in the traceparent the proxy sends
 // upstream, with a new span id and the same trace id; a malformed one starts a new trace; the
 // call's log event carries the traceId when there is one.

@@ -2,7 +2,7 @@
 // `demo-secure` proxy, standing in for a real login service. A real app never mints
 // tokens for anonymous callers; its identity provider does, after a real login.
 //
-// Browser side (docs/proxy.md "Pairing with the browser `HttpClient`"):
+// Browser side (docs/guides/proxy.md "Pairing with the browser `HttpClient`"):
 //   const { token } = await xserver.module["upstream-demo"].issueDemoToken({ user: "ada" });
 //   AppUser.setSecret(token, "jwt", "demo-secure");
 //   const client = new HttpClient({ proxy: "demo-secure",

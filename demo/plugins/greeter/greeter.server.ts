@@ -8,7 +8,7 @@ import type { MethodPolicy, RpcContext, StandardSchemaV1, UploadedFile } from "@
  * the name trimmed ("" when none was sent). A policy takes any Standard Schema, the
  * interface zod, valibot and arktype implement (`z.object({ name: z.string().trim()
  * .max(100).default("") })` would do); the demo writes this one out so that `npm start`
- * loads no validator library (zod adds about 15 MB to the idle server, README "Benchmarks").
+ * loads no validator library (zod adds about 15 MB to the idle server, docs/reference/benchmarks.md).
  */
 const GreetInput: StandardSchemaV1<{ name?: string } | undefined, { name: string }> = {
   "~standard": {
@@ -34,10 +34,10 @@ export const policy: Record<string, MethodPolicy> = {
     input: GreetInput,
     errors: { NOBODY_TO_GREET: { status: 422, message: "Nobody is called that" } },
   },
-  // Streaming: answers events as it goes (README "Streaming answers"). Like a chat model's
-  // turn it spends a budget, so each viewer gets 5 stories a minute (README "Rate limits").
+  // Streaming: answers events as it goes (docs/guides/streaming.md). Like a chat model's
+  // turn it spends a budget, so each viewer gets 5 stories a minute (docs/guides/server-methods.md "Rate limits").
   tell: { runtime: { streaming: true, timeoutMs: 20_000, rateLimit: { points: 5, durationMs: 60_000, key: "session" } } },
-  // Takes one text file up to 50 MB (README "Files and binary data").
+  // Takes one text file up to 50 MB (docs/guides/files.md).
   countLines: { runtime: { files: { maxFiles: 1, maxFileBytes: 50 * 1024 * 1024, types: ["text/*", "application/json", "application/octet-stream"] } } },
   // Answers a file instead of JSON.
   exportReport: {},
