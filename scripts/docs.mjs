@@ -21,8 +21,15 @@ const dist = (path) => import(pathToFileURL(join(REPO, "dist", path)).href);
 export const GENERATED_NOTE = (sources) =>
   `> Generated: the tables marked below are written by \`npm run docs\` (scripts/docs.mjs) from ${sources}. Change the code, not the table; a test fails when they differ.`;
 
-/** A table cell: one line, with `|` escaped. */
-const cell = (text) => String(text).replaceAll("\n", " ").replaceAll("|", "\\|");
+/**
+ * A table cell: one line, with `|` escaped, and a docs page the code names made a link
+ * (every generated page is in docs/reference/).
+ */
+const cell = (text) =>
+  String(text)
+    .replaceAll("\n", " ")
+    .replaceAll("|", "\\|")
+    .replace(/\bdocs\/(guides|reference)\/([\w-]+\.md)/g, (path, part, file) => `[${path}](${part === "reference" ? file : `../guides/${file}`})`);
 const table = (head, rows) => [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.map(cell).join(" | ")} |`)].join("\n");
 
 // ---- the zod schemas ---------------------------------------------------------------

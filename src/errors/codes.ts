@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   PROXY_UPSTREAM_ERROR: { status: 502, message: "Upstream unreachable", when: "the upstream is unreachable" },
   PROXY_UPSTREAM_TIMEOUT: { status: 504, message: "Upstream did not answer in time", when: "no upstream headers within the proxy's `timeoutMs`" },
   PROXY_METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed through the proxy", when: "a verb the proxy does not forward (it takes GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS)" },
-  PROXY_HEADERS_TOO_LARGE: { status: 431, message: "Too many or too large request headers for the proxy", when: "more than 64 client headers, or 8 KiB of them, would go upstream ([docs/proxy.md](docs/proxy.md) \"Headers\")" },
+  PROXY_HEADERS_TOO_LARGE: { status: 431, message: "Too many or too large request headers for the proxy", when: "more than 64 client headers, or 8 KiB of them, would go upstream (docs/guides/proxy.md \"Headers\")" },
   PROXY_RATE_LIMITED: { status: 429, message: "Too many requests: over this proxy's rate limit", when: "over the alias's `rateLimit` (`Retry-After`, `details.retryAfterMs`)" },
 
   SESSION_DATA_TOO_LARGE: { status: 413, message: "Session data over its size limit; nothing was saved", when: "a call or route left its session's data over `server.session.maxDataBytes` (64 KiB); nothing of it was saved" },
