@@ -1,5 +1,5 @@
 /**
- * No start hangs silently (README "Supported Node"): while a start has not finished, every `everyMs`
+ * No start hangs silently (docs/guides/deployment.md "Node lines"): while a start has not finished, every `everyMs`
  * (30 s) one warning names what it still waits for: the server file being loaded, the boot
  * hook running, Redis, the port. A server file whose top-level `await` never settles, a boot
  * hook that never returns or a firewall that swallows the Redis connection otherwise looks

@@ -1,5 +1,5 @@
 /**
- * What verifiers are: functions a plugin registers from its boot hook (README "Exposing a
+ * What verifiers are: functions a plugin registers from its boot hook (docs/guides/server-methods.md "Exposing a
  * method: authentication", docs/guides/proxy.md "Verifiers"). Both kinds pass by returning `true`
  * or `{ ok: true, user? }`, and fail by returning anything else or throwing; one runner
  * (run-verifiers.ts) applies that rule to RPC calls and proxied requests alike.

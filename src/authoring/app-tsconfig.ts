@@ -1,7 +1,7 @@
 /**
  * How the author's commands read an app's TypeScript settings, one rule for `check` and
  * `types`: the tsconfig.json the app has, else defaults that resolve imports the way the
- * server's `.ts` loader does (extensionless `./x`, `./x.js` for `./x.ts`: README "Server
+ * server's `.ts` loader does (extensionless `./x`, `./x.js` for `./x.ts`: docs/guides/server-methods.md "Server
  * methods"), which is TypeScript's bundler resolution.
  */
 import type { CompilerOptions, Diagnostic } from "typescript";

@@ -291,7 +291,7 @@ export interface SchemaTypes {
 
 /**
  * `StandardSchemaV1.InferInput` of each entry's `input` and `InferOutput` of its `output`,
- * by method name, read with the checker from the policy literal (README "Validating input
+ * by method name, read with the checker from the policy literal (docs/guides/server-methods.md "Validating input
  * and output"): the schema is what the server enforces, so it wins over the parameter's
  * annotation. Entries that cannot be read, or whose validator declares no types, are left out.
  */

@@ -1,5 +1,5 @@
 /**
- * `counterpart types [--root DIR] [--out FILE] [--config FILE]` (README "Typed calls:
+ * `counterpart types [--root DIR] [--out FILE] [--config FILE]` (docs/guides/toolkit.md "Typed calls:
  * counterpart types"): writes the viewer's typed-calls file and says what it wrote.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";

@@ -1,7 +1,7 @@
 /**
  * The `.ts` module hooks on Node lines with `module.registerHooks` (22.15+, 24): synchronous
  * hooks that run in the thread that imports, so no loader thread is started and nothing is
- * posted between threads (README "Supported Node"). On Node 24 that is also what works at all: its
+ * posted between threads (docs/guides/deployment.md "Node lines"). On Node 24 that is also what works at all: its
  * `import()` waits on a loader thread synchronously, and the loader-thread hooks
  * (ts-hooks.ts), which post each source back to be transformed, would wait forever.
  *

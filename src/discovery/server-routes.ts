@@ -1,5 +1,5 @@
 /**
- * Routes that boot hooks register with `registerServerRoute(prefix, handler)` (README
+ * Routes that boot hooks register with `registerServerRoute(prefix, handler)` (docs/guides/server-methods.md
  * "Boot hooks"). Checked when registered, so that a bad prefix fails its item at start:
  * a prefix is one or more plain path segments, may not overlap the server's own paths,
  * and belongs to one item only. At request time the longest matching prefix wins.

@@ -1,7 +1,7 @@
 /**
  * Every error code a client can receive, declared once with its HTTP status, the message
  * it is answered with, and `when` it is answered (the table of docs/reference/error-codes.md,
- * which scripts/docs.mjs writes from this one). Codes are part of the public contract (README "Error
+ * which scripts/docs.mjs writes from this one). Codes are part of the public contract (docs/reference/error-codes.md "Error
  * codes"): never rename one, never reuse a retired one for something else.
  */
 export const ERROR_CODES = {

@@ -1,5 +1,5 @@
 /**
- * Session, CSRF and origin: the built-in checks of the decision matrix (README "Exposing
+ * Session, CSRF and origin: the built-in checks of the decision matrix (docs/guides/server-methods.md "Exposing
  * a method: authentication"), which run before the body is read. Verifiers come later,
  * because the context they need is named in the body.
  */

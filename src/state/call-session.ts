@@ -1,6 +1,6 @@
 /**
  * One call's (or route request's) session data: loaded from the store before the code
- * runs, handed to it as `ctx.session`, and what changed saved when it ends (README
+ * runs, handed to it as `ctx.session`, and what changed saved when it ends (docs/guides/sessions-and-state.md
  * "Session data"). A store that cannot be reached does not fail the call: the view then
  * refuses only reads and writes of data, with 503 SESSION_STORE_UNAVAILABLE.
  */

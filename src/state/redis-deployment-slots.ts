@@ -1,5 +1,5 @@
 /**
- * Deployment-wide concurrency slots (`runtime.concurrencyScope: "deployment"`, README
+ * Deployment-wide concurrency slots (`runtime.concurrencyScope: "deployment"`, docs/guides/server-methods.md
  * "Runtime protections"): `maxConcurrency` counted across every process using one Redis,
  * with redis-semaphore's `Semaphore` on `<prefix>semaphore:slots:<concurrencyKey>`.
  *
@@ -9,7 +9,7 @@
  * lapse early or late by their difference.
  *
  * A call that finds every slot taken waits only while fewer than its `queueLimit` calls of
- * the key wait for one in this process, as the per-process queue does (README "Runtime
+ * the key wait for one in this process, as the per-process queue does (docs/guides/server-methods.md "Runtime
  * protections": with `queueLimit` calls waiting the next is refused): without this bound a
  * `queueLimit: 0` method would wait for the deployment after all.
  */

@@ -1,5 +1,5 @@
 /**
- * README "Supported Node": a start that has not finished logs what it still waits for. Each case makes
+ * docs/guides/deployment.md "Node lines": a start that has not finished logs what it still waits for. Each case makes
  * one step hang for real (a server file's top-level await, a boot hook, a Redis that
  * accepts and never answers) and reads the warning from the server's own log.
  */

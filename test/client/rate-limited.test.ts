@@ -1,4 +1,4 @@
-// docs/guides/browser.md "Retries and timeouts" against a real rate limit (README "Rate
+// docs/guides/browser.md "Retries and timeouts" against a real rate limit (docs/guides/server-methods.md "Rate
 // limits"): a 429 RPC_RATE_LIMITED is retried once its Retry-After has passed, and
 // succeeds; one whose Retry-After is beyond the client's 60 s cap rejects at once, since
 // any earlier retry is refused for sure.

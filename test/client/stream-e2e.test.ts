@@ -1,5 +1,5 @@
 /**
- * `$stream` calls in Chromium against the real server's streaming methods (README
+ * `$stream` calls in Chromium against the real server's streaming methods (docs/guides/streaming.md
  * "Streaming answers", docs/guides/browser.md "Streaming calls"): live events, the result,
  * error records, the streaming/buffered mismatch, abort reaching the server's method,
  * heartbeats against the stall watchdog, a lost session, and AppElement.

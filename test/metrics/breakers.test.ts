@@ -1,4 +1,4 @@
-// docs/reference/metrics.md, circuit breakers (README "Runtime
+// docs/reference/metrics.md, circuit breakers (docs/guides/server-methods.md "Runtime
 // protections"): every move between closed, open and trial counted by breaker key, scraped
 // over HTTP after real calls open a breaker and its short resetAfterMs lets a trial through;
 // with server.redis, each process counts the moves of its own view of the shared breaker,

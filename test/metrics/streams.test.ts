@@ -1,4 +1,4 @@
-// docs/reference/metrics.md, streaming answers (README "Streaming
+// docs/reference/metrics.md, streaming answers (docs/guides/streaming.md "Streaming
 // answers"): streams admitted and ended by method and code, how long they took, and the
 // events and bytes they wrote, scraped over HTTP after real streams: one that completes,
 // one that times out, one whose reader hangs up, and a streaming call refused before it

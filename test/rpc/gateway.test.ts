@@ -1,4 +1,4 @@
-// The RPC gateway: routing, the order of checks, every non-runtime row of the README
+// The RPC gateway: routing, the order of checks, every non-runtime row of the docs/reference/error-codes.md
 // "Error codes" table with malformed input, ctx fields, RpcError, undefined → null, generic 500s.
 // (The origin check: test/auth/origin.test.ts; its log events: test/log/events.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { MethodPolicy, RpcContext, StandardSchemaV1, UploadedFile } from "@counterpart-viewer/server";
 
 /**
- * greet's input, checked by the server before the method runs (README "Validating input
+ * greet's input, checked by the server before the method runs (docs/guides/server-methods.md "Validating input
  * and output"): anything else answers 400 RPC_BAD_INPUT, and the method gets the output,
  * the name trimmed ("" when none was sent). A policy takes any Standard Schema, the
  * interface zod, valibot and arktype implement (`z.object({ name: z.string().trim()
