@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "../helpers/process.js";
+import { resolveConfig } from "../../dist/config/resolve.js";
 // @ts-expect-error: a plain script, without types
 import { renderDocs } from "../../scripts/docs.mjs";
 
@@ -39,5 +40,37 @@ describe("the generated reference pages", () => {
     expect(rendered.get("docs/reference/metrics.md")).toContain("| `app_session_store_circuit_open` | gauge |");
     expect(rendered.get("docs/reference/metrics.md")).toContain("| `app_cluster_worker_restarts` | gauge |");
     expect(rendered.get("docs/reference/cli.md")).toContain("| `counterpart init [dir]` |");
+  });
+});
+
+describe("the configuration reference's defaults", () => {
+  // The default cell of each key, as the page shows it ("1048576 (1 MiB)" reads 1048576).
+  const table = rendered.get("docs/reference/configuration.md")!;
+  const shown = new Map([...table.matchAll(/^\| `([^`]+)` \| (?:[^|\\]|\\.)+ \| ([^|]+) \|/gm)].map((match) => [match[1]!, match[2]!.trim().split(" (")[0]]));
+  const resolved = resolveConfig({ server: { redis: { url: "redis://127.0.0.1:6379" } } }, {}, "test");
+  const cases: Array<[string, unknown]> = [
+    ["server.trustProxy", resolved.trustProxy],
+    ["server.shutdownTimeoutMs", resolved.shutdownTimeoutMs],
+    ["server.strictStartup", resolved.strictStartup],
+    ["server.requestId.trustIncoming", resolved.requestId.trustIncoming],
+    ["server.traceContext.trustIncoming", resolved.traceContext.trustIncoming],
+    ["server.session.ttlSec", resolved.sessionTtlSec],
+    ["server.session.maxDataBytes", resolved.session.maxDataBytes],
+    ["server.session.store.maxEntries", resolved.session.maxEntries],
+    ["server.session.store.maxBytes", resolved.session.maxBytes],
+    ["server.redis.keyPrefix", resolved.redis!.keyPrefix],
+    ["server.redis.commandTimeoutMs", resolved.redis!.commandTimeoutMs],
+    ["server.redis.leaseMs", resolved.redis!.leaseMs],
+    ["server.rpc.expose", resolved.rpc.expose],
+    ["server.rpc.maxBodyBytes", resolved.rpc.maxBodyBytes],
+    ["server.rpc.timeoutMs", resolved.rpc.timeoutMs],
+    ["server.rpc.streamHeartbeatMs", resolved.rpc.streamHeartbeatMs],
+    ["server.rpc.validateOutput", resolved.rpc.validateOutput],
+    ["server.outbound.timeoutMs", resolved.outbound.timeoutMs],
+    ["server.metrics.enabled", resolved.metrics.enabled],
+  ];
+
+  it.each(cases)("%s is what the server takes when the key is left out", (key, value) => {
+    expect(shown.get(key)).toBe(JSON.stringify(value));
   });
 });
