@@ -570,6 +570,8 @@ export function plain(ctx: RpcContext): number { return timeout; }
         warning("passed/passed.server.ts", 5),
       ].sort(),
     );
+    // Nor can its errors be read: a failed call's code stays a plain string (no DeclaresErrors).
+    expect(readFileSync(join(root, TYPES_FILE), "utf8")).toContain("readonly chat: (input?: undefined, callOptions?: RpcCallOptions) => Promise<number>;");
     const { expected, actual } = expectErrorsWhereMarked(
       root,
       `
