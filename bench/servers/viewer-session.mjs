@@ -7,7 +7,20 @@ export function viewerSession() {
   const signer = new SessionSigner(process.env.APP_SESSION_SECRET, 3600);
   const { token, session } = signer.issue();
   const csrf = signer.csrfToken(session);
+  /**
+   * 0 when `headers` carry the session and its CSRF token; else the status the gateway
+   * answers with: 401 without a valid session, 403 without its CSRF token.
+   */
+  const refusal = (headers) => {
+    const cookie = /(?:^|;\s*)app_session=([^;]+)/.exec(headers.cookie ?? "")?.[1];
+    const current = signer.verify(cookie);
+    if (!current) return 401;
+    return signer.checkCsrf(current, headers["x-app-csrf"]) ? 0 : 403;
+  };
   return {
+    token,
+    csrf,
+    refusal,
     /** Answers like the viewer page: the session cookie and `window.APP_CSRF_TOKEN`. */
     servePage(res) {
       res.setHeader("set-cookie", `app_session=${token}; Path=/`);
@@ -15,9 +28,7 @@ export function viewerSession() {
     },
     /** True when the request carries the session and its CSRF token; else answers 401 and returns false. */
     passes(req, res) {
-      const cookie = /(?:^|;\s*)app_session=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
-      const current = signer.verify(cookie);
-      if (current && signer.checkCsrf(current, req.headers["x-app-csrf"])) return true;
+      if (refusal(req.headers) === 0) return true;
       res.statusCode = 401;
       res.end("{}");
       return false;

@@ -8,7 +8,7 @@
 import { extname } from "node:path";
 import type * as TS from "typescript";
 import type { TypeScript } from "./load-typescript.js";
-import { readPolicy, readSchemaTypes, type PolicyReading, type SchemaTypes } from "./types-policy.js";
+import { readDeclaredErrors, readPolicy, readSchemaTypes, type PolicyReading, type SchemaTypes } from "./types-policy.js";
 import type { JsonTypeWriter } from "./types-json.js";
 
 export interface MethodShape {
@@ -20,6 +20,8 @@ export interface MethodShape {
   readonly input: { readonly text: string; readonly optional: boolean } | undefined;
   readonly result: string;
   readonly events: string;
+  /** The codes its policy declares (`errors`); undefined when they cannot be read, so any code goes. */
+  readonly errors: readonly string[] | undefined;
   /** Why the method is typed `unknown`, when it is: typing needs a `.ts` file's one declared call signature. */
   readonly untyped: string | undefined;
 }
@@ -54,6 +56,7 @@ export function readFileMethods(
   }
   // Only a policy read in full: one changed after its literal may not hold these schemas.
   const schemas = policy.complete ? readSchemaTypes(ts, checker, policySymbol) : new Map<string, SchemaTypes>();
+  const declared = policy.complete ? readDeclaredErrors(ts, checker, policySymbol) : undefined;
   const typedFile = [".ts", ".mts", ".cts"].includes(extname(source.fileName));
   const methods: MethodShape[] = [];
   for (const symbol of exports) {
@@ -67,7 +70,9 @@ export function readFileMethods(
     if (!callable) continue;
     if (policyOnly && policy.complete && !policy.entries.has(name)) continue;
     const streaming = policy.entries.has(name) ? policy.entries.get(name) : policy.complete ? false : undefined;
-    const base = { name, file: source.fileName, streaming };
+    // A method the policy does not list declares no codes; one whose entry cannot be read may answer any.
+    const errors = declared === undefined ? undefined : declared.has(name) ? declared.get(name) : policy.entries.has(name) ? undefined : [];
+    const base = { name, file: source.fileName, streaming, errors };
     const signatures = type.getCallSignatures();
     const untyped = !typedFile ? "a JavaScript file" : signatures.length === 0 ? "its type is any" : signatures.length > 1 ? "several signatures" : undefined;
     if (untyped !== undefined) {

@@ -324,3 +324,49 @@ function schemaType(ts: TypeScript, checker: TS.TypeChecker, entry: TS.Expressio
   const property = checker.getPropertyOfType(type, side);
   return property === undefined ? undefined : checker.getTypeOfSymbolAtLocation(property, schema);
 }
+
+/**
+ * The codes each entry's `errors` declares (docs/guides/server-methods.md "Validating input and output", declared
+ * errors), by method name: what `ctx.fail(code)` may answer besides the gateway's own. An
+ * entry without `errors` declares none (an empty list); one whose `errors` cannot be read
+ * in full (a spread or a key of no literal value) is left out, and its method's codes stay
+ * open. Only for a policy read in full: the caller passes none otherwise.
+ */
+export function readDeclaredErrors(ts: TypeScript, checker: TS.TypeChecker, policy: TS.Symbol | undefined): Map<string, readonly string[]> {
+  const found = new Map<string, readonly string[]>();
+  if (policy === undefined) return found;
+  const literal = objectLiteralOf(ts, checker, initializerOf(ts, checker, policy), 0);
+  if (literal === undefined) return found;
+  for (const property of literal.properties) {
+    if (!ts.isPropertyAssignment(property) && !ts.isShorthandPropertyAssignment(property)) continue;
+    const name = propertyNameOf(ts, checker, property.name);
+    if (name === undefined) continue;
+    const entry = valueOf(ts, property);
+    if (isNullish(ts, entry)) {
+      found.set(name, []);
+      continue;
+    }
+    const errors = lookup(ts, checker, entry, "errors", 0);
+    if (errors === ABSENT || (errors !== undefined && isNullish(ts, errors))) found.set(name, []);
+    else if (errors !== undefined) {
+      const codes = keysOf(ts, checker, errors, 0);
+      if (codes !== undefined) found.set(name, [...codes].sort());
+    }
+  }
+  return found;
+}
+
+/** The keys of an object literal (spreads followed), or undefined when one cannot be read. */
+function keysOf(ts: TypeScript, checker: TS.TypeChecker, expression: TS.Expression, depth: number): Set<string> | undefined {
+  const literal = objectLiteralOf(ts, checker, expression, depth);
+  if (literal === undefined) return undefined;
+  const keys = new Set<string>();
+  for (const property of literal.properties) {
+    const inner = ts.isSpreadAssignment(property) ? keysOf(ts, checker, property.expression, depth + 1) : undefined;
+    const key = ts.isSpreadAssignment(property) ? undefined : propertyNameOf(ts, checker, property.name);
+    if (inner !== undefined) for (const code of inner) keys.add(code);
+    else if (key !== undefined) keys.add(key);
+    else return undefined;
+  }
+  return keys;
+}

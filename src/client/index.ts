@@ -7,6 +7,8 @@ export { HttpClient, CSRF_HEADER, AUTH_REQUIRED_WARNING } from "./http-client.js
 export type { ResolvedAuth, ShorthandOptions, BodyShorthandOptions } from "./http-client.js";
 export { HttpError, TimeoutError, ResponseParseError, StreamError } from "./errors.js";
 export type { StreamErrorCode } from "./errors.js";
+export { isRpcError } from "./rpc-errors.js";
+export type { DeclaresErrors, GatewayRpcCode, RpcCallError, RpcErrorCode } from "./rpc-errors.js";
 export { AppUser, appUser, APP_USER_EVENTS } from "./app-user.js";
 export type { EventHandler } from "./app-user.js";
 export { AppElement } from "./app-element.js";

@@ -9,6 +9,7 @@
  */
 import { rpcCall, rpcRequest, type RpcCallOptions, type RpcDefaults } from "./rpc.js";
 import { rpcStream, type RpcStreamHandle } from "./rpc-stream.js";
+import { RPC_PATH } from "./rpc-errors.js";
 
 /** A method of a plugin or module, as the browser sees it. */
 export type RpcMethod = (input?: unknown, callOptions?: RpcCallOptions) => Promise<unknown>;
@@ -84,13 +85,17 @@ function namedProxy<T>(make: (name: string) => T): Record<string, T> {
 export function rpcTarget(pathOf: (method: string) => string, defaults: () => RpcDefaults): RpcTarget {
   const request = (method: string, input: unknown, callOptions: RpcCallOptions | undefined) =>
     rpcRequest(pathOf(method), input, callOptions, defaults());
-  const streams = namedProxy<RpcStreamMethod>(
-    (name) =>
-      ((input?: unknown, callOptions?: RpcCallOptions) => rpcStream(request(name, input, callOptions))) as RpcStreamMethod,
+  const streams = namedProxy<RpcStreamMethod>((name) =>
+    withPath(((input?: unknown, callOptions?: RpcCallOptions) => rpcStream(request(name, input, callOptions))) as RpcStreamMethod, pathOf(name)),
   );
   return namedProxy<RpcMethod | RpcStreamTarget>((name) =>
-    name === STREAM_SCOPE ? streams : (input?: unknown, callOptions?: RpcCallOptions) => rpcCall(request(name, input, callOptions)),
+    name === STREAM_SCOPE ? streams : withPath((input?: unknown, callOptions?: RpcCallOptions) => rpcCall(request(name, input, callOptions)), pathOf(name)),
   ) as RpcTarget;
+}
+
+/** Records the path a method calls, for `isRpcError(error, method)` (rpc-errors.ts). */
+function withPath<F extends (...args: never) => unknown>(method: F, path: string): F {
+  return Object.defineProperty(method, RPC_PATH, { value: path });
 }
 
 /** A Proxy keyed by id whose values are method proxies (`xserver.module[id]`). */

@@ -8,6 +8,7 @@ import { checkTransport, getAppHttpClient, setAppHttpClient, type RpcTransport }
 import { rpcCall, rpcPath, rpcRequest, type RpcCallOptions, type RpcDefaults, type RpcKind } from "./rpc.js";
 import { rpcTarget, targetProxy, type RpcTarget } from "./rpc-proxy.js";
 import { failedStream, rpcStream, type RpcStreamHandle } from "./rpc-stream.js";
+import { isRpcError } from "./rpc-errors.js";
 import type { ServerTargets } from "./server-methods.js";
 
 export interface LogsPayload {
@@ -72,6 +73,8 @@ export interface XServer {
   call(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions): Promise<unknown>;
   /** Calls any streaming method by name, including names the proxies hide (such as `$stream`). */
   stream<E = unknown, R = unknown>(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions): RpcStreamHandle<E, R>;
+  /** `isRpcError` of the client module, for pages that use the globals: narrows an error's `code` to a method's. */
+  readonly isRpcError: typeof isRpcError;
 }
 
 export interface XServerOptions {
@@ -128,6 +131,7 @@ export function createXServer(options: XServerOptions = {}): XServer {
       if (kind !== "module" && kind !== "plugin") return Promise.reject(new TypeError(`xserver.call: kind must be "module" or "plugin"`));
       return invoke(rpcPath(kind, id, method), input, callOptions);
     },
+    isRpcError,
     stream: <E, R>(kind: RpcKind, id: string, method: string, input?: unknown, callOptions?: RpcCallOptions) => {
       // Like `call`, a bad kind is a failed call rather than a throw.
       const handle =

@@ -26,6 +26,7 @@ import type { Note } from "./note.js";
 
 export const policy: Record<string, MethodPolicy> = {
   search: { runtime: { timeoutMs: 5_000 } },
+  get: { errors: { NOTE_MISSING: { status: 404 }, NOTE_LOCKED: { status: 409, message: "Locked" } } },
 };
 
 export async function search(ctx: RpcContext<{ token: string }>, input: { q: string; limit?: number }): Promise<Note[]> {
@@ -109,7 +110,7 @@ describe("counterpart types", () => {
 
   it("never runs the app's server code", () => {
     expect(existsSync(join(root, "modules/effects/ran.txt"))).toBe(false);
-    expect(readFileSync(join(root, TYPES_FILE), "utf8")).toContain("ok(input?: undefined, callOptions?: RpcCallOptions): Promise<true>;");
+    expect(readFileSync(join(root, TYPES_FILE), "utf8")).toContain("ok: ((input?: undefined, callOptions?: RpcCallOptions) => Promise<true>) & DeclaresErrors<never>;");
   });
 
   it("leaves out a method the browser cannot reach by name, and says so", () => {
@@ -129,9 +130,20 @@ describe("counterpart types", () => {
     const diagnostics = compileViewer(
       root,
       `
-import { AppElement, type RpcKind } from "@counterpart-viewer/server/client";
+import { AppElement, isRpcError, type RpcKind } from "@counterpart-viewer/server/client";
 
 export async function correct(): Promise<void> {
+  // The codes a method's policy declares, and the gateway's own, narrow a caught error's code.
+  try {
+    await xserver.plugin.notes.get({ id: 1 });
+  } catch (error) {
+    if (isRpcError(error, xserver.plugin.notes.get) && (error.code === "NOTE_MISSING" || error.code === "RPC_TIMEOUT" || error.code === "HTTP_502")) throw error;
+    if (xserver.isRpcError(error, new AppElement({ kind: "plugin", id: "notes" }).server().get) && error.code === "NOTE_LOCKED") throw error;
+    // A .js file's policy is read too: list declares nothing, so only the gateway's codes.
+    if (isRpcError(error, xserver.module.legacy.list) && error.code === "RPC_NO_SESSION") throw error;
+    // Without a method, any call's error: any code.
+    if (isRpcError(error) && error.code === "ANY_CODE") throw error;
+  }
   const notes = await window.xserver.plugin.notes.search({ q: "x" });
   const limited = await xserver.plugin.notes.search({ q: "x", limit: 5 }, { timeoutMs: 0 });
   const title: string = notes[0]!.title;
@@ -191,9 +203,12 @@ export async function correct(): Promise<void> {
     const { expected, actual } = expectErrorsWhereMarked(
       root,
       `
-import { AppElement } from "@counterpart-viewer/server/client";
+import { AppElement, isRpcError } from "@counterpart-viewer/server/client";
 
-export async function wrong(): Promise<void> {
+export async function wrong(error: unknown): Promise<void> {
+  if (isRpcError(error, xserver.plugin.notes.get) && error.code === "NOTE_GONE") return; // error TS2367
+  if (isRpcError(error, xserver.plugin.notes.search) && error.code === "NOTE_MISSING") return; // error TS2367
+  if (isRpcError(error, xserver.plugin.chat.$stream.reply) && error.code === "HTTP_FIVE") return; // error TS2367
   await xserver.plugin.notes.search({ q: 1 }); // error TS2322
   await xserver.plugin.notes.search({ query: "x" }); // error TS2353
   await xserver.plugin.notes.search(); // error TS2554
@@ -304,7 +319,7 @@ export async function untyped(id: string): Promise<void> {
     const ids = [...text.matchAll(/^ {2}readonly (\w+): \{$/gm)].map((match) => match[1]);
     expect(ids).toEqual(["chat", "notes", "effects", "legacy"]);
     const notes = text.slice(text.indexOf("readonly notes:"), text.indexOf("readonly $stream", text.indexOf("readonly notes:")));
-    expect([...notes.matchAll(/^ {4}(\w+)\(/gm)].map((match) => match[1])).toEqual(["count", "get", "search"]);
+    expect([...notes.matchAll(/^ {4}readonly (\w+): /gm)].map((match) => match[1])).toEqual(["count", "get", "search"]);
   });
 
   it("writes where --out says", async () => {
@@ -555,6 +570,8 @@ export function plain(ctx: RpcContext): number { return timeout; }
         warning("passed/passed.server.ts", 5),
       ].sort(),
     );
+    // Nor can its errors be read: a failed call's code stays a plain string (no DeclaresErrors).
+    expect(readFileSync(join(root, TYPES_FILE), "utf8")).toContain("readonly chat: (input?: undefined, callOptions?: RpcCallOptions) => Promise<number>;");
     const { expected, actual } = expectErrorsWhereMarked(
       root,
       `

@@ -92,7 +92,7 @@ describe("counterpart types: the JSON rules", () => {
   it("leaves undefined out of an input's array and tuple elements: the browser's JSON.stringify sends it as null", () => {
     const text = readFileSync(join(root, TYPES_FILE), "utf8");
     // Compared as text: a viewer's tsc takes \`[string, number?]\` and \`[string, (number | undefined)?]\` as one type.
-    expect(text).toContain("lists(input: { holes: string[]; pair: [string, number?]; maybe: [string]; rest: [string, ...number[]]; gone: never[] }, callOptions?: RpcCallOptions): Promise<number>;");
+    expect(text).toContain("lists: ((input: { holes: string[]; pair: [string, number?]; maybe: [string]; rest: [string, ...number[]]; gone: never[] }, callOptions?: RpcCallOptions) => Promise<number>) & DeclaresErrors<never>;");
   });
 
   it("types results, events and inputs as they cross JSON", () => {

@@ -84,6 +84,29 @@ describeInBrowser("xserver", () => {
     expect(fx.server.hits("/__rpc/module/m/busy")).toHaveLength(4);
   });
 
+  it("tells a method's error answer apart with xserver.isRpcError(error, method)", async () => {
+    fx.server.script("/__rpc/plugin/notes/get", [{ status: 404, body: { error: "Not found", code: "NOTE_MISSING", details: {} } }]);
+    const checks = await fx.page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow;
+      const { xserver } = w;
+      const error = await xserver.plugin.notes.get({ id: 1 }).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      return {
+        code: (error as { code?: unknown }).code,
+        sameMethod: xserver.isRpcError(error, xserver.plugin.notes.get),
+        anyCall: xserver.isRpcError(error),
+        otherMethod: xserver.isRpcError(error, xserver.plugin.notes.search),
+        otherItem: xserver.isRpcError(error, xserver.plugin.other.get),
+        streamTwin: xserver.isRpcError(error, xserver.plugin.notes.$stream.get),
+        plainError: xserver.isRpcError(new Error("x"), xserver.plugin.notes.get),
+      };
+    });
+    // The stream twin calls the same path: an error of either call is one of that method.
+    expect(checks).toEqual({ code: "NOTE_MISSING", sameMethod: true, anyCall: true, otherMethod: false, otherItem: false, streamTwin: true, plainError: false });
+  });
+
   it("resolves undefined results to null and reads result from the answer", async () => {
     fx.server.script("/__rpc/module/m/nothing", [{ body: {} }]);
     fx.server.script("/__rpc/module/m/zero", [{ body: { result: 0 } }]);
