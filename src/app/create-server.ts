@@ -241,8 +241,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const rateLimits = new RateLimits({ redis: redisState?.connection ?? null, log });
     const configuredLimits = () => describeRateLimits(registry.all().flatMap((target) => [...target.methods.values()]), config.proxies, redisState !== null);
-    // rate-limiter-flexible loads only when some limit is configured, and then at start.
-    if (configuredLimits().length > 0) await rateLimits.load();
+    // rate-limiter-flexible loads with the first call a limit counts (docs/guides/server-methods.md "Rate limits").
     const inFlight = new InFlightCounter();
     // getStatus also says where session data lives, and how much the in-memory store holds.
     const sessionStoreStatus = () => ({ kind: core.sessionStore.kind, ...sessionStores.memory?.size });

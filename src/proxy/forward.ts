@@ -14,7 +14,7 @@ import { DEFAULT_TIMEOUT_MS } from "../config/resolve.js";
 import { clientResponseHeaders, serverHeldFirst } from "./headers.js";
 import { closeWhenIdle } from "./idle-watch.js";
 import { parseBaseUrl, type UpstreamBase } from "./target.js";
-import { Pool } from "./undici-pool.js";
+import { LazyPool } from "./undici-pool.js";
 import { proxyAuthEnabled } from "../auth/verifier-types.js";
 
 /** Connecting gets at most this long even with a larger `timeoutMs`. */
@@ -32,7 +32,7 @@ export interface Upstream {
   /** Lowercased names. */
   staticHeaders: ReadonlyArray<readonly [string, string]>;
   staticNames: ReadonlySet<string>;
-  pool: Pool;
+  pool: LazyPool;
   /** What a proxy span says of the upstream: its host and port, never its path or credentials. */
   spanAttributes: Attributes;
 }
@@ -55,7 +55,7 @@ export class Upstreams {
         staticHeaders,
         staticNames: new Set(staticHeaders.map(([name]) => name)),
         spanAttributes: spanAttributesOf(alias, base.origin),
-        pool: new Pool(base.origin, {
+        pool: new LazyPool(base.origin, {
           connect: { timeout: Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS) },
           headersTimeout: timeoutMs,
           bodyTimeout: BODY_IDLE_TIMEOUT_MS,

@@ -33,4 +33,35 @@ function loadPool(): PoolClass {
   }
 }
 
-export const Pool = loadPool();
+let poolClass: PoolClass | undefined;
+
+/**
+ * A Pool made at its first dispatch, so that undici's pool module (about 1 MB resident) is
+ * loaded by the first proxied request rather than at start: a server whose proxy aliases
+ * are configured but not used, like the demo, never loads it. The load is a synchronous
+ * require of files on disk, once per process.
+ */
+export class LazyPool {
+  readonly #origin: string;
+  readonly #options: UndiciPool.Options;
+  #pool: Pool | undefined;
+
+  constructor(origin: string, options: UndiciPool.Options) {
+    this.#origin = origin;
+    this.#options = options;
+  }
+
+  dispatch(...args: Parameters<Pool["dispatch"]>): boolean {
+    poolClass ??= loadPool();
+    this.#pool ??= new poolClass(this.#origin, this.#options);
+    return this.#pool.dispatch(...args);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool?.close();
+  }
+
+  async destroy(): Promise<void> {
+    await this.#pool?.destroy();
+  }
+}

@@ -1,4 +1,5 @@
-// The proxy loads undici's Pool alone, not undici's index (src/proxy/undici-pool.ts), and
+// The proxy loads undici's Pool alone, at its first request, not undici's index
+// (src/proxy/undici-pool.ts), and
 // the outbound guard loads the index on its first call: about 7 MB of resident memory a
 // server that never calls safeFetch does not pay.
 import { execFile } from "node:child_process";
@@ -18,9 +19,11 @@ describe("undici loading", () => {
     expect(createRequire(import.meta.url)(POOL_MODULE)).toBe(Pool);
   });
 
-  it("forwards without undici's index, and safeFetch loads it on first use", async () => {
+  it("loads the Pool with the first proxied request, forwards without undici's index, and safeFetch loads it on first use", async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT], { timeout: 20_000 });
     expect(JSON.parse(stdout)).toEqual({
+      poolAtStart: false,
+      poolAfterProxy: true,
       proxied: "200 upstream saw /hello",
       indexAfterProxy: false,
       fetched: "200 upstream saw /out",

@@ -5,8 +5,13 @@
 // The upstream answers only requests carrying the API key, which only the proxy adds, and
 // echoes what reached it. Its port is DEMO_UPSTREAM_PORT (default 8089); the baseUrls in
 // app.config.json name 8089, so change both together.
-import { createServer } from "node:http";
 import { timingSafeEqual } from "node:crypto";
+import { createRequire } from "node:module";
+
+// require(), not `import … from "node:http"`: on Node 22 and 24 an ES module import of
+// node:http reads every export, `WebSocket` among them, which loads Node's bundled undici
+// (about 1.5 MB of heap) into a server that never uses it.
+const { createServer } = createRequire(import.meta.url)("node:http");
 
 const STARTED = Symbol.for("counterpart.demo.upstream");
 const MAX_ECHO_BYTES = 64 * 1024;

@@ -8,7 +8,6 @@
 //   const client = new HttpClient({ proxy: "demo-secure",
 //     auth: { contextId: "demo-secure", types: ["jwt"], required: true } });
 //   await client.request("/me");
-import { SignJWT } from "jose";
 
 export const policy = {
   issueDemoToken: { auth: { public: true }, runtime: { maxBodyBytes: 4096, timeoutMs: 5000 } },
@@ -21,6 +20,9 @@ export async function issueDemoToken(ctx, input = {}) {
   const { jwtSecret, issuer, audience, tokenTtlSec = 600 } = ctx.config;
   const user = typeof input?.user === "string" && USER_NAME.test(input.user) ? input.user : "demo-user";
   const expiresAt = Math.floor(Date.now() / 1000) + Number(tokenTtlSec);
+  // jose is loaded by the first call, not with the server: most runs of the demo never ask
+  // for a token, and jose holds about 2 MB of memory once loaded.
+  const { SignJWT } = await import("jose");
   const token = await new SignJWT({ name: user, demo: true })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(user)
