@@ -6,10 +6,9 @@
 // loops for every row (lib.mjs undiciLoad), as in bench/refusals.mjs: a refusal answered
 // before the body is read may close its connection.
 // Targets: a 429 costs ≤ 1.0× a 200 in CPU per answer; the rest reported.
-import { join } from "node:path";
-import { BODY, rpcOptions, startGateway } from "./rpc.mjs";
-import { REPO, ROUNDS, ROUND_SEC, borrowed, gatewayConfigArgs, interleaved, printTable, ratio, startProcess, target } from "./lib.mjs";
-import { startRedis } from "./redis.mjs";
+import { BODY, rpcOptions } from "./rpc.mjs";
+import { ROUNDS, ROUND_SEC, borrowed, interleaved, printTable, ratio, target } from "./lib.mjs";
+import { withMemoryAndRedisGateways } from "./redis.mjs";
 
 const PATH = "/__rpc/plugin/bench/";
 
@@ -25,14 +24,7 @@ async function spent(server) {
 }
 
 export async function benchRateLimit() {
-  const redis = await startRedis();
-  let memory;
-  let shared;
-  try {
-    memory = await startGateway();
-    shared = await startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app"), ...gatewayConfigArgs(join(REPO, "bench/app-redis.config.json"))], {
-      BENCH_REDIS_URL: redis.url,
-    });
+  return withMemoryAndRedisGateways(async ({ memory, shared }) => {
     const on = (server) => async () => borrowed(server);
     const rows = await interleaved(
       [
@@ -58,9 +50,5 @@ export async function benchRateLimit() {
         target("ratelimit", "429 RPC_RATE_LIMITED / 200 echo, CPU µs per answer", refused.cpuUsPerReq / plain.cpuUsPerReq, { max: 1.0 }),
       ],
     };
-  } finally {
-    await memory?.stop();
-    await shared?.stop();
-    await redis.stop();
-  }
+  });
 }

@@ -1,9 +1,11 @@
-// A real redis-server for the benchmarks that need one (bench/slots.mjs, bench/session.mjs),
-// started with no persistence on a free port and pinned to the load core: it stands for a
-// Redis on another machine, whose CPU is not the gateway's.
+// A real redis-server for the benchmarks that need one (bench/slots.mjs, bench/session.mjs,
+// bench/ratelimit.mjs), started with no persistence on a free port and pinned to the load
+// core: it stands for a Redis on another machine, whose CPU is not the gateway's.
 import { spawn } from "node:child_process";
 import { connect } from "node:net";
-import { freePort, pinnedCommand } from "./lib.mjs";
+import { join } from "node:path";
+import { REPO, freePort, gatewayConfigArgs, pinnedCommand, startProcess } from "./lib.mjs";
+import { startGateway } from "./rpc.mjs";
 
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
 
@@ -28,6 +30,27 @@ export async function startRedis() {
   };
 }
 
+/**
+ * Runs `measure({ memory, shared, redis })` against two gateways on bench/app: `memory` keeps
+ * its state in its own process, `shared` in a redis-server started here
+ * (bench/app-redis.config.json); stops all three afterwards, whatever `measure` does.
+ */
+export async function withMemoryAndRedisGateways(measure) {
+  const redis = await startRedis();
+  let memory;
+  let shared;
+  try {
+    memory = await startGateway();
+    shared = await startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app"), ...gatewayConfigArgs(join(REPO, "bench/app-redis.config.json"))], {
+      BENCH_REDIS_URL: redis.url,
+    });
+    return await measure({ memory, shared, redis });
+  } finally {
+    await memory?.stop();
+    await shared?.stop();
+    await redis.stop();
+  }
+}
 
 /** One PING over a fresh connection: true once the server answers PONG. */
 function answersPing(port) {

@@ -5,25 +5,16 @@
 // another machine). Servers pinned to the server core, autocannon on the load core,
 // 50 connections, interleaved rounds (lib.mjs).
 // Reported: server CPU µs per call and req/s of each; with Redis, redis-server's own CPU per call.
-import { join } from "node:path";
-import { REPO, ROUNDS, ROUND_SEC, cpuMicros, gatewayConfigArgs, interleaved, load, printTable, ratio, target } from "./lib.mjs";
-import { rpcOptions, startGateway } from "./rpc.mjs";
-import { startRedis } from "./redis.mjs";
-import { startProcess } from "./lib.mjs";
+import { ROUNDS, ROUND_SEC, borrowed, cpuMicros, interleaved, load, printTable, ratio, target } from "./lib.mjs";
+import { rpcOptions } from "./rpc.mjs";
+import { withMemoryAndRedisGateways } from "./redis.mjs";
 
 const ECHO = "/__rpc/plugin/bench/echo";
 const COUNTER = "/__rpc/plugin/bench/counter";
 
 export async function benchSession() {
-  const redis = await startRedis();
-  let memory;
-  let shared;
-  try {
-    memory = await startGateway();
-    shared = await startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app"), ...gatewayConfigArgs(join(REPO, "bench/app-redis.config.json"))], {
-      BENCH_REDIS_URL: redis.url,
-    });
-    const on = (server) => async () => ({ ...server, stop: async () => {} });
+  return withMemoryAndRedisGateways(async ({ memory, shared, redis }) => {
+    const on = (server) => async () => borrowed(server);
     const rows = await interleaved([
       { name: "echo, memory store", start: on(memory), options: (server) => rpcOptions(server, ECHO) },
       { name: "session read + write, memory store", start: on(memory), options: (server) => rpcOptions(server, COUNTER) },
@@ -51,11 +42,7 @@ export async function benchSession() {
         target("session", "redis-server CPU µs per read + write call", redisUsPerCall, {}, { digits: 1 }),
       ],
     };
-  } finally {
-    await memory?.stop();
-    await shared?.stop();
-    await redis.stop();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchSession();

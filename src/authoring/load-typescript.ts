@@ -18,8 +18,7 @@ export async function loadTypeScript(root: string): Promise<TypeScript> {
     } catch {
       continue;
     }
-    const loaded = (await import(pathToFileURL(resolved).href)) as { default?: TypeScript } & TypeScript;
-    const ts = loaded.default ?? loaded;
+    const ts = await load(resolved);
     const [major = 0, minor = 0] = ts.versionMajorMinor.split(".").map(Number);
     // `module: "preserve"`, which mirrors the server's .ts loader, came with TypeScript 5.4.
     if (major < 5 || (major === 5 && minor < 4)) {
@@ -28,4 +27,20 @@ export async function loadTypeScript(root: string): Promise<TypeScript> {
     return ts;
   }
   throw new ToolkitError(`TypeScript is not installed for ${root}: run "npm install --save-dev typescript" there`);
+}
+
+/**
+ * require first: TypeScript ships as one CommonJS file of some 9 MB, and import() has Node
+ * scan all of it for its export names before it runs, most of a second of every command on
+ * Node 20. A copy published as ES modules only is imported.
+ */
+async function load(resolved: string): Promise<TypeScript> {
+  let loaded: { default?: TypeScript } & TypeScript;
+  try {
+    loaded = createRequire(import.meta.url)(resolved) as { default?: TypeScript } & TypeScript;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ERR_REQUIRE_ESM") throw error;
+    loaded = (await import(pathToFileURL(resolved).href)) as { default?: TypeScript } & TypeScript;
+  }
+  return loaded.default ?? loaded;
 }

@@ -4,36 +4,16 @@
 // call keeps it draining and a steady, bounded stream of RPC POSTs goes through nginx:
 // not one of them may fail. A draining process's 503 says that the method never ran, so
 // nginx may send the POST to the other host.
-import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { CLUSTER_APP, rpcCall } from "../helpers/cluster.js";
-import { describeWithNginx, startNginx, type Nginx } from "../helpers/nginx.js";
+import { describeWithNginx, docsNginxLocation, startNginx, type Nginx } from "../helpers/nginx.js";
 import { useEntrypoints } from "../helpers/process.js";
 
 /** About 100 calls/s for 2.5 s, each given up after 8 s: bounded in count and in time. */
 const CALLS = 250;
 const INTERVAL_MS = 10;
 const CALL_TIMEOUT_MS = 8_000;
-
-/**
- * docs/guides/deployment.md's nginx example as one location: its server-wide proxy directives and
- * those of its `location /__rpc/ { … }`, but the proxy_pass (the helper names the upstream).
- */
-function docsRpcLocation(): string {
-  const docs = readFileSync(join(import.meta.dirname, "../../docs/guides/deployment.md"), "utf8");
-  const example = /```nginx\n([\s\S]*?)```/.exec(docs.slice(docs.indexOf("### nginx")))![1]!;
-  const server = example.slice(example.indexOf("server {"));
-  const rpc = /\n {4}location \/__rpc\/ \{\n([\s\S]*?)\n {4}\}/.exec(server);
-  if (!rpc) throw new Error("docs/guides/deployment.md's nginx example has no location /__rpc/ block");
-  const serverWide = server
-    .replace(/\n {4}location [^\n]*\{[\s\S]*?\n {4}\}/g, "")
-    .split("\n")
-    .filter((line) => /^ {4}proxy_/.test(line));
-  const lines = [...serverWide, ...rpc[1]!.split("\n")].filter((line) => !/^\s*proxy_pass\b/.test(line));
-  return lines.join("\n");
-}
 
 interface Outcome {
   status: number;
@@ -78,7 +58,7 @@ describeWithNginx("a host drained behind nginx", () => {
 
   it("loses no call while one host drains and exits", { timeout: 40_000 }, async () => {
     const [a, b] = await Promise.all([start(), start()]);
-    nginx = await startNginx([a.url, b.url], docsRpcLocation());
+    nginx = await startNginx([a.url, b.url], docsNginxLocation("/__rpc/"));
 
     const outcomes: Array<Promise<Outcome>> = [];
     const startedAt = Date.now();

@@ -6,10 +6,9 @@
  * same-origin calls whenever the page has a token; against the real server, in Chromium.
  */
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeInBrowser, launchChromium, type PageWindow } from "../helpers/browser.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { expect, it } from "vitest";
+import { describeInBrowser, type PageWindow } from "../helpers/browser.js";
+import { useServerPage } from "../helpers/server-page.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/stream-app");
 
@@ -56,24 +55,10 @@ interface TransportWindow extends PageWindow {
 }
 
 describeInBrowser("RPC calls through a transport that adds no CSRF header", () => {
-  let app: TestServer;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    app = await startServer({ root: ROOT });
-    browser = await launchChromium();
-    page = await browser.newPage();
-    await page.addInitScript(BARE_TRANSPORT);
-    await page.goto(app.url + "/");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  const serverPage = useServerPage({ root: ROOT }, { initScripts: [BARE_TRANSPORT] });
 
   it("xserver with httpClient: a session-only method answers, with the page's token in X-APP-CSRF", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as TransportWindow;
       w.sentHeaders.length = 0;
       const value = await w.xserver.plugin.ticker.echo(7, { httpClient: w.bareTransport });
@@ -84,7 +69,7 @@ describeInBrowser("RPC calls through a transport that adds no CSRF header", () =
   });
 
   it("the global xserver's own transport, and AppElement.server({ client }), add it too", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as TransportWindow;
       const element = new w.AppElement({ kind: "plugin", id: "ticker" });
       const fromElement = await element.server({ client: w.bareTransport }).echo("element");
@@ -100,7 +85,7 @@ describeInBrowser("RPC calls through a transport that adds no CSRF header", () =
   });
 
   it("a $stream call through it streams its events and result, with the token beside the stream header", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as TransportWindow;
       w.sentHeaders.length = 0;
       const handle = w.xserver.plugin.ticker.$stream.count({ n: 2 }, { httpClient: w.bareTransport });
@@ -114,7 +99,7 @@ describeInBrowser("RPC calls through a transport that adds no CSRF header", () =
   });
 
   it("sends no token without one on the page, nor to a transport whose baseURL is another origin", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as TransportWindow;
       const seen: unknown[] = [];
       const elsewhere = {

@@ -2,33 +2,20 @@
 // limits"): a 429 RPC_RATE_LIMITED is retried once its Retry-After has passed, and
 // succeeds; one whose Retry-After is beyond the client's 60 s cap rejects at once, since
 // any earlier retry is refused for sure.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { describeInBrowser, launchChromium, type PageWindow } from "../helpers/browser.js";
+import { useServerPage } from "../helpers/server-page.js";
+import { describeInBrowser, type PageWindow } from "../helpers/browser.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/ratelimit-app");
 
 describeInBrowser("browser client and rate limits", () => {
-  let app: TestServer;
-  let browser: Browser;
-  let page: Page;
-  beforeAll(async () => {
-    app = await startServer({ root: ROOT });
-    browser = await launchChromium();
-    page = await browser.newPage();
-    await page.goto(app.url + "/");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  const serverPage = useServerPage({ root: ROOT });
 
-  const refusals = (method: string) => app.logs.events("rpc.rejected").filter((event) => event.method === method && event.code === "RPC_RATE_LIMITED").length;
+  const refusals = (method: string) => serverPage.app.logs.events("rpc.rejected").filter((event) => event.method === method && event.code === "RPC_RATE_LIMITED").length;
 
   it("waits as Retry-After says, retries once, and resolves", async () => {
-    const outcome = await page.evaluate(async () => {
+    const outcome = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as PageWindow;
       await w.xserver.plugin.chat.tell("one");
       await w.xserver.plugin.chat.tell("two");
@@ -43,7 +30,7 @@ describeInBrowser("browser client and rate limits", () => {
   });
 
   it("rejects at once with RPC_RATE_LIMITED when Retry-After is beyond its 60 s cap", async () => {
-    const outcome = await page.evaluate(async () => {
+    const outcome = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as PageWindow;
       await w.xserver.plugin.chat.hourly();
       const started = performance.now();

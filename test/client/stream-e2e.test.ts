@@ -5,10 +5,9 @@
  * heartbeats against the stall watchdog, a lost session, and AppElement.
  */
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { describeInBrowser, launchChromium, PAGE_HARNESS } from "../helpers/browser.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { expect, it } from "vitest";
+import { describeInBrowser, PAGE_HARNESS } from "../helpers/browser.js";
+import { useServerPage } from "../helpers/server-page.js";
 import { STREAM_PAGE_HELPERS, type StreamWindow } from "../helpers/stream-page.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/stream-app");
@@ -23,31 +22,10 @@ window.AppSessionRecovery = { handle(info) { window.recoveryCalls.push(info); } 
 `;
 
 describeInBrowser("$stream against the real server", () => {
-  let app: TestServer;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    app = await startServer({ root: ROOT });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-  beforeEach(async () => {
-    page = await (await browser.newContext()).newPage();
-    await page.addInitScript(PAGE_HARNESS);
-    await page.addInitScript(STREAM_PAGE_HELPERS);
-    await page.addInitScript(RECORDING_HOOK);
-    await page.goto(app.url + "/");
-  });
-  afterEach(async () => {
-    await page?.context().close();
-  });
+  const serverPage = useServerPage({ root: ROOT }, { initScripts: [PAGE_HARNESS, STREAM_PAGE_HELPERS, RECORDING_HOOK], pagePer: "test" });
 
   it("yields the events in order while the method runs, then resolves with its result", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const started = w.now();
       const handle = w.xserver.plugin.ticker.$stream.count({ n: 3, delayMs: 300 });
@@ -68,7 +46,7 @@ describeInBrowser("$stream against the real server", () => {
   });
 
   it("settles result when the events are never read, from an isolated method too", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const t = w.xserver.plugin.ticker.$stream;
       const inline = await t.count({ n: 4 }).result;
@@ -79,7 +57,7 @@ describeInBrowser("$stream against the real server", () => {
   });
 
   it("an RpcError after an event rejects with its status, code and details; events throws it after the event", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const t = w.xserver.plugin.ticker.$stream;
       return { ...(await w.finish(t.rpcFail())), plain: await w.settle(t.fail().result) };
@@ -93,7 +71,7 @@ describeInBrowser("$stream against the real server", () => {
   });
 
   it("a buffered method called through $stream is refused before any stream with RPC_NOT_STREAMABLE", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       return { ...(await w.finish(w.xserver.plugin.ticker.$stream.echo({ a: 1 }))), buffered: await w.settle(w.xserver.plugin.ticker.count()) };
     });
@@ -103,7 +81,7 @@ describeInBrowser("$stream against the real server", () => {
   });
 
   it("abort() ends the server's method long before its own timeout", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const handle = w.xserver.plugin.ticker.$stream.holdLong();
       for await (const event of handle.events) {
@@ -127,7 +105,7 @@ describeInBrowser("$stream against the real server", () => {
   });
 
   it("the server's heartbeats keep a silent method alive past a shorter stallTimeoutMs", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       return w.finish(w.xserver.plugin.ticker.$stream.silent({ ms: 800 }, { stallTimeoutMs: 400 }));
     });
@@ -135,8 +113,8 @@ describeInBrowser("$stream against the real server", () => {
   });
 
   it("without a session it rejects with RPC_NO_SESSION and calls AppSessionRecovery.handle once", async () => {
-    await page.context().clearCookies();
-    const out = await page.evaluate(async () => {
+    await serverPage.page.context().clearCookies();
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as RecoveryWindow;
       const result = await w.settle(w.xserver.plugin.ticker.$stream.count().result);
       return { result, calls: w.recoveryCalls };
@@ -146,7 +124,7 @@ describeInBrowser("$stream against the real server", () => {
   });
 
   it("AppElement.server().$stream is an object whose methods stream with the server() defaults", async () => {
-    const out = await page.evaluate(async () => {
+    const out = await serverPage.page.evaluate(async () => {
       const w = globalThis as unknown as StreamWindow;
       const server = new w.AppElement({ kind: "plugin", id: "ticker" }).server({ viewerId: "viewer-7" });
       const { drained, result } = await w.finish(server.$stream.count({ n: 2, text: "hi" }));

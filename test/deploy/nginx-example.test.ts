@@ -4,36 +4,17 @@
  * carry the page's Origin with its port, must pass the origin check. Forwarding `$host`
  * dropped the port and refused every one with 403 RPC_BAD_ORIGIN.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openViewer, rpc } from "../helpers/http.js";
-import { describeWithNginx, startNginx, type Nginx } from "../helpers/nginx.js";
-import { REPO } from "../helpers/process.js";
+import { describeWithNginx, docsNginxLocation, startNginx, type Nginx } from "../helpers/nginx.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 const ROOT = join(import.meta.dirname, "../fixtures/gateway-app");
 
-/**
- * What the doc's nginx applies to `location /`: its server-wide `proxy_*` directives and
- * those of the block, but its `proxy_pass` (the helper points nginx at the test's server).
- */
-function docLocation(): string {
-  const doc = readFileSync(join(REPO, "docs/guides/deployment.md"), "utf8");
-  const section = doc.slice(doc.indexOf("### nginx"));
-  const block = /```nginx\n([\s\S]*?)```/.exec(section)![1]!;
-  const server = block.slice(block.indexOf("server {"));
-  const location = /\n {4}location \/ \{\n([\s\S]*?)\n {4}\}/.exec(server)![1]!;
-  const serverWide = server
-    .replace(/\n {4}location [^\n]*\{[\s\S]*?\n {4}\}/g, "")
-    .split("\n")
-    .filter((line) => /^ {4}proxy_/.test(line));
-  return [...serverWide, ...location.split("\n")].filter((line) => !/^\s*proxy_pass\s/.test(line)).join("\n");
-}
-
 describe("the doc's nginx location block", () => {
   it("is found, and forwards the Host with its port", () => {
-    const location = docLocation();
+    const location = docsNginxLocation("/");
     expect(location).toContain("proxy_set_header X-Forwarded-Proto $scheme;");
     expect(location).toMatch(/proxy_set_header Host \$http_host;/);
   });
@@ -45,7 +26,7 @@ for (const trustProxy of [true, false]) {
     let nginx: Nginx;
     beforeAll(async () => {
       app = await startServer({ root: ROOT, config: { server: { trustProxy } } });
-      nginx = await startNginx(app.url, docLocation());
+      nginx = await startNginx(app.url, docsNginxLocation("/"));
     });
     afterAll(async () => {
       await nginx?.stop();

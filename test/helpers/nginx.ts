@@ -4,18 +4,39 @@
  * whether a streaming answer reaches the client line by line.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "vitest";
 import { closedPort } from "./http.js";
+import { REPO } from "./process.js";
 
 export const NGINX_PATH = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
 const nginxFound = existsSync(NGINX_PATH);
 
 /** `describe`, or `describe.skip` when nginx is missing outside CI (under CI=true it must run). */
 export const describeWithNginx: typeof describe = nginxFound || process.env.CI === "true" ? describe : (describe.skip as typeof describe);
+
+/**
+ * docs/guides/deployment.md's nginx example as the directives of one location, ready for
+ * `startNginx`: the server-wide `proxy_*` directives and those of its `location <path> { … }`,
+ * but the `proxy_pass` (startNginx names the upstream). The tests run what the doc shows.
+ */
+export function docsNginxLocation(path: string): string {
+  const docs = readFileSync(join(REPO, "docs/guides/deployment.md"), "utf8");
+  const example = /```nginx\n([\s\S]*?)```/.exec(docs.slice(docs.indexOf("### nginx")))?.[1];
+  if (example === undefined) throw new Error("docs/guides/deployment.md has no nginx example under ### nginx");
+  const server = example.slice(example.indexOf("server {"));
+  const escaped = path.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const location = new RegExp(`\n {4}location ${escaped} \\{\n([\\s\\S]*?)\n {4}\\}`).exec(server)?.[1];
+  if (location === undefined) throw new Error(`docs/guides/deployment.md's nginx example has no location ${path} block`);
+  const serverWide = server
+    .replace(/\n {4}location [^\n]*\{[\s\S]*?\n {4}\}/g, "")
+    .split("\n")
+    .filter((line) => /^ {4}proxy_/.test(line));
+  return [...serverWide, ...location.split("\n")].filter((line) => !/^\s*proxy_pass\s/.test(line)).join("\n");
+}
 
 export interface Nginx {
   url: string;
