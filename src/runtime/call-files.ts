@@ -35,6 +35,26 @@ export class CallFiles {
     return this.#dir;
   }
 
+  /** True once the folder was asked for. */
+  get hasDir(): boolean {
+    return this.#dir !== undefined;
+  }
+
+  /**
+   * A folder an isolation worker made for the call (`ctx.tempDir()` there): it becomes the
+   * call's, answered from and removed with it. One made after the call ended goes at once.
+   */
+  adopt(path: string): void {
+    if (this.#dir === undefined && !this.#disposed) {
+      this.#dir = Promise.resolve(path);
+      return;
+    }
+    this.#dir?.then((own) => {
+      if (own !== path) void rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+    });
+    if (this.#dir === undefined) void rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+  }
+
   /** The folder's path when it was made, for a download answer's check. */
   async madeDir(): Promise<string | undefined> {
     return this.#dir?.catch(() => undefined);

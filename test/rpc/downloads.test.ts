@@ -23,7 +23,7 @@ import { join } from "node:path";
 const open = { auth: { public: true } };
 export const policy = {
   bytes: open, inline: open, nodeStream: open, webStream: open, itemFile: open, outside: open, linked: open,
-  tempFile: open, endless: open, state: open, badType: open, isolated: { auth: { public: true }, runtime: { isolation: "worker" } },
+  tempFile: open, endless: open, state: open, badType: open,
   slowBody: { auth: { public: true }, runtime: { timeoutMs: 300 } },
   slowMethod: { auth: { public: true }, runtime: { timeoutMs: 300 } },
 };
@@ -60,7 +60,6 @@ export function endless() {
 export function state_() { return state; }
 export { state_ as state };
 export function badType() { return APP_SERVER.file(Buffer.from("x"), { type: "text/plain\\r\\nx-evil: 1" }); }
-export function isolated() { return APP_SERVER.file(Buffer.from("x"), {}); }
 export async function slowBody() {
   let left = 8;
   return APP_SERVER.file(new Readable({ read() { setTimeout(() => this.push(left-- > 0 ? "tick;" : null), 100); } }), { type: "text/plain" });
@@ -98,14 +97,12 @@ describe("file answers", () => {
     expect([item.status, item.body, item.headers.get("content-length")]).toEqual([200, "the report\n", "11"]);
   });
 
-  it("refuses a path outside the item's folder (symlinks resolved), a bad type and an isolated file answer as the method's fault", async () => {
+  it("refuses a path outside the item's folder (symlinks resolved) and a bad type as the method's fault", async () => {
     for (const method of ["outside", "linked", "badType"]) {
       const answer = await rpc(app.url, `plugin/p/${method}`);
       expect([method, answer.status, answer.body.code]).toEqual([method, 500, "RPC_INTERNAL_ERROR"]);
       expect(JSON.stringify(answer.body)).not.toContain("localhost");
     }
-    const isolated = await rpc(app.url, "plugin/p/isolated");
-    expect([isolated.status, isolated.body.code]).toEqual([500, "RPC_BAD_RESULT"]);
   });
 
   it("answers a file of the call's temporary folder, then removes the folder", async () => {
