@@ -23,7 +23,7 @@ import { join } from "node:path";
 const open = { auth: { public: true } };
 export const policy = {
   bytes: open, inline: open, nodeStream: open, webStream: open, itemFile: open, outside: open, linked: open,
-  tempFile: open, endless: open, state: open, badType: open,
+  tempFile: open, endless: open, state: open, badType: open, silent: open,
   slowBody: { auth: { public: true }, runtime: { timeoutMs: 300 } },
   slowMethod: { auth: { public: true }, runtime: { timeoutMs: 300 } },
 };
@@ -56,6 +56,14 @@ export function endless() {
     read() { state.produced += block.length; this.push(block); },
     destroy(error, done) { state.destroyed = true; done(error); },
   }), { name: "endless.bin" });
+}
+export function silent() {
+  state.destroyed = false;
+  let sent = false;
+  return APP_SERVER.file(new Readable({
+    read() { if (!sent) { sent = true; this.push("first;"); } },
+    destroy(error, done) { state.destroyed = true; done(error); },
+  }), { name: "silent.bin" });
 }
 export function state_() { return state; }
 export { state_ as state };
@@ -136,5 +144,39 @@ describe("file answers", () => {
     expect([slow.status, slow.body]).toEqual([200, "tick;".repeat(8)]);
     const late = await rpc(app.url, "plugin/p/slowMethod");
     expect([late.status, late.body.code]).toEqual([504, "RPC_TIMEOUT"]);
+  });
+});
+
+describe("the stall rule of a file answer's body", () => {
+  // Heartbeats of 100 ms: a body that moves no byte for 300 ms is dropped.
+  const app = useServer({ root, config: { server: { rpc: { streamHeartbeatMs: 100 } } } });
+  const open = async (method: string) => {
+    const target = new URL(app.url);
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest({ host: target.hostname, port: target.port, path: `/__rpc/plugin/p/${method}`, method: "POST" }, resolve);
+      req.on("error", reject);
+      req.end();
+    });
+  };
+  const closed = (response: IncomingMessage) => new Promise<boolean>((resolve) => {
+    response.on("end", () => resolve(false));
+    response.on("error", () => resolve(true));
+    response.on("aborted", () => resolve(true));
+    response.resume();
+  });
+
+  it("drops a body whose source says nothing for three heartbeats, and ends the source", async () => {
+    const response = await open("silent");
+    expect(response.statusCode).toBe(200);
+    expect(await closed(response)).toBe(true);
+    await waitFor(async () => (await rpc(app.url, "plugin/p/state")).body.result.destroyed, 2000, "the silent source to end");
+  });
+
+  it("drops a body whose reader took nothing for three heartbeats, and ends the source", async () => {
+    const response = await open("endless");
+    expect(response.statusCode).toBe(200);
+    response.pause();
+    await waitFor(async () => (await rpc(app.url, "plugin/p/state")).body.result.destroyed, 3000, "the held source to end");
+    response.destroy();
   });
 });
