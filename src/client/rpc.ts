@@ -7,10 +7,12 @@
  * is in rpc-stream.ts, the Proxies that turn names into calls in rpc-proxy.ts.
  */
 import { checkTransport, getAppHttpClient, type RpcTransport } from "./app-context.js";
-import { CSRF_HEADER, HttpClient } from "./http-client.js";
+import { checkTimeout, CSRF_HEADER, HttpClient } from "./http-client.js";
 import { notifySessionLoss } from "./session-recovery.js";
 import { isJsonContentType } from "./body.js";
-import { ResponseParseError } from "./errors.js";
+import { ResponseParseError, StreamError } from "./errors.js";
+import type { StreamResponse } from "./stream-response.js";
+import { Watchdog } from "./watchdog.js";
 import { extractBlobs, uploadForm } from "./upload-args.js";
 import { isAbsoluteHttpUrl, isSameOrigin, joinPath, readCsrfToken } from "./url.js";
 
@@ -28,13 +30,15 @@ export interface RpcCallOptions {
   /**
    * The client-side timeout of this call in ms, instead of the transport's own; `0`
    * disables it, for open-ended calls. The server's own method timeout still applies.
-   * Ignored by `$stream` calls, which have `stallTimeoutMs` instead.
+   * Through an HttpClient it bounds the wait for the answer's headers (the method's run);
+   * the body (a download) has `stallTimeoutMs` instead. Ignored by `$stream` calls.
    */
   timeoutMs?: number;
   /**
-   * `$stream` calls only: how long the call may go without a byte from the server
-   * (heartbeats count) before it fails with `RPC_STREAM_STALLED`; default the
-   * transport's `stallTimeoutMs`, else 45000; `0` disables it.
+   * How long the answer may go without a byte from the server once its headers are in (a
+   * download's body; a `$stream` call, heartbeats counting, from its headers on) before the
+   * call fails with `RPC_STREAM_STALLED`; default the transport's `stallTimeoutMs`, else
+   * 45000; `0` disables it.
    */
   stallTimeoutMs?: number;
   /**
@@ -113,8 +117,11 @@ export function rpcCsrfHeaders(client: RpcTransport, path: string): Record<strin
 }
 
 /**
- * One call. An input holding Blobs goes as multipart (docs/guides/files.md);
- * through an HttpClient of ours, an answer that is not JSON (a file) resolves to a Blob.
+ * One call. An input holding Blobs goes as multipart (docs/guides/files.md "Files and binary data").
+ * Through an HttpClient of ours, `timeoutMs` covers the wait for the answer's headers (the
+ * server sends them when the method returns); the body then follows the stall rule of
+ * `$stream` calls: no byte for `stallTimeoutMs` fails with `RPC_STREAM_STALLED`, however
+ * long a large download takes in all. An answer that is not JSON (a file) resolves to a Blob.
  */
 export async function rpcCall(call: RpcRequest): Promise<unknown> {
   const client = call.client ?? getAppHttpClient();
@@ -122,32 +129,73 @@ export async function rpcCall(call: RpcRequest): Promise<unknown> {
   const files = extractBlobs(call.input);
   const json = rpcBody(files ? { ...call, input: files.input } : call);
   const headers = rpcCsrfHeaders(client, call.path);
-  const ours = client instanceof HttpClient;
+  if (client instanceof HttpClient) return watchedCall(client, call, files ? uploadForm(json, files.blobs) : json, files !== undefined);
   let answer: unknown;
   try {
     answer = await client.request<unknown>(call.path, {
       method: "POST",
-      body: files ? uploadForm(json, files.blobs) : json,
-      expect: ours ? "blob" : "json",
+      body: json,
+      expect: "json",
       ...(CSRF_HEADER in headers ? { headers } : {}),
       ...(call.signal === undefined ? {} : { signal: call.signal }),
       ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
-      ...(call.onUploadProgress === undefined || !files ? {} : { onUploadProgress: call.onUploadProgress }),
     });
   } catch (error) {
     notifySessionLoss(error, "rpc");
     throw error;
   }
-  if (ours && answer instanceof Blob) {
-    if (!isJsonContentType(answer.type)) return answer;
-    const text = await answer.text();
+  return resultOf(answer);
+}
+
+/** A call through an HttpClient of ours: headers within `timeoutMs`, the body under the stall watchdog. */
+async function watchedCall(client: HttpClient, call: RpcRequest, body: unknown, multipart: boolean): Promise<unknown> {
+  const stallTimeoutMs = call.stallTimeoutMs ?? client.stallTimeoutMs;
+  checkTimeout(stallTimeoutMs, "stallTimeoutMs", "xserver");
+  const controller = new AbortController();
+  const { signal } = controller;
+  const caller = call.signal;
+  const onCallerAbort = (): void => controller.abort(caller?.reason);
+  caller?.addEventListener("abort", onCallerAbort, { once: true });
+  if (caller?.aborted) onCallerAbort();
+  const stalled = new StreamError("RPC_STREAM_STALLED", `POST ${call.path}: nothing of the answer arrived for ${stallTimeoutMs} ms`, { url: call.path, method: "POST" });
+  const watchdog = new Watchdog(stallTimeoutMs, () => controller.abort(stalled));
+  try {
+    let response: StreamResponse;
+    try {
+      response = await client.stream(call.path, {
+        method: "POST",
+        body,
+        // Any answer: JSON, or the file a method returned.
+        headers: { accept: "*/*" },
+        signal,
+        ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+        ...(call.onUploadProgress === undefined || !multipart ? {} : { onUploadProgress: call.onUploadProgress }),
+        onChunk: () => watchdog.arm(),
+      });
+    } catch (error) {
+      notifySessionLoss(error, "rpc");
+      throw error;
+    }
+    watchdog.arm();
+    if (!isJsonContentType(response.headers.get("content-type"))) return await response.blob();
+    const text = await response.text();
     if (text === "") return null;
     try {
-      answer = JSON.parse(text) as unknown;
+      return resultOf(JSON.parse(text) as unknown);
     } catch (error) {
-      throw new ResponseParseError("POST", call.path, 200, text, error);
+      throw new ResponseParseError("POST", call.path, response.status, text, error);
     }
+  } catch (error) {
+    // Whatever a stop made the transport throw, the caller sees the reason it stopped for.
+    if (signal.aborted) throw signal.reason;
+    throw error;
+  } finally {
+    watchdog.stop();
+    caller?.removeEventListener("abort", onCallerAbort);
   }
+}
+
+function resultOf(answer: unknown): unknown {
   const parsed = answer as { result?: unknown } | null;
   return parsed === null || typeof parsed !== "object" ? null : (parsed.result ?? null);
 }

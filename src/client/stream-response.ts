@@ -1,6 +1,7 @@
 /**
  * The OK answer `HttpClient.stream()` resolves to (docs/guides/browser.md
- * "`HttpClient.stream`"): its headers, and its body as NDJSON records read as they arrive.
+ * "`HttpClient.stream`"): its headers, and its body as NDJSON records read as they arrive
+ * (or whole, as text or a Blob).
  * The body has no timeout of its own; the caller's signal and `cancel()` end it, and so
  * does leaving `lines()` early, which releases the connection instead of leaving the
  * server writing into a body nobody reads.
@@ -20,6 +21,8 @@ export interface StreamResponse {
   lines<T = unknown>(): AsyncIterableIterator<T>;
   /** The whole body as text, for an answer that turned out not to be NDJSON. */
   text(): Promise<string>;
+  /** The whole body as a Blob of the answer's content type, for an answer that is a file. */
+  blob(): Promise<Blob>;
   /** Ends the body: a `lines()` loop throws `reason` (an AbortError by default). */
   cancel(reason?: unknown): void;
 }
@@ -63,6 +66,12 @@ export class NdjsonResponse implements StreamResponse {
     return text + decoder.decode();
   }
 
+  async blob(): Promise<Blob> {
+    const parts: Uint8Array[] = [];
+    for await (const chunk of this.#chunks()) parts.push(chunk);
+    return new Blob(parts as BlobPart[], { type: this.headers.get("content-type") ?? "" });
+  }
+
   cancel(reason?: unknown): void {
     if (this.#ended || this.#cancelled !== undefined) return;
     this.#cancelled = { reason: reason ?? new DOMException("The stream was cancelled", "AbortError") };
@@ -80,7 +89,7 @@ export class NdjsonResponse implements StreamResponse {
 
   /** The body's bytes; leaving the loop early (break, throw) cancels the rest of the body. */
   #chunks(): AsyncGenerator<Uint8Array, void, undefined> {
-    if (this.#read) throw new TypeError("HttpClient.stream: the body can be read once, by lines() or text()");
+    if (this.#read) throw new TypeError("HttpClient.stream: the body can be read once, by lines(), text() or blob()");
     this.#read = true;
     return this.#readBody();
   }

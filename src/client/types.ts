@@ -72,7 +72,8 @@ export interface HttpClientOptions {
   maxRetries?: number;
   /**
    * How long a `$stream` call carried by this client may go without a byte from the
-   * server (pings count) before it fails with `RPC_STREAM_STALLED`; default 45000; 0
+   * server (pings count), and an `xserver` call's answer once its headers are in (a
+   * download's body), before it fails with `RPC_STREAM_STALLED`; default 45000; 0
    * disables it.
    */
   stallTimeoutMs?: number;

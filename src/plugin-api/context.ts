@@ -67,6 +67,12 @@ export interface IsolatedRpcContext<Config = unknown, Event = unknown> {
    * with `details`. A code the policy does not declare gives an error answered 500.
    */
   fail(code: string, details?: Record<string, unknown>): Error;
+  /**
+   * The call's temporary folder under `os.tmpdir()`, made on first use and removed when
+   * the call ends; a file in it may be answered with `APP_SERVER.file(path)` (removed once
+   * sent). Isolated methods get the same folder.
+   */
+  tempDir(): Promise<string>;
 }
 
 export interface RpcContext<Config = unknown, Event = unknown> extends Omit<IsolatedRpcContext<Config, Event>, "args"> {
@@ -75,12 +81,6 @@ export interface RpcContext<Config = unknown, Event = unknown> extends Omit<Isol
   req: IncomingMessage;
   /** Inline methods only. */
   res: ServerResponse;
-  /**
-   * Inline methods only: the call's temporary folder under `os.tmpdir()`, made on first
-   * use and removed when the call ends; a file in it may be answered with
-   * `APP_SERVER.file(path)` (removed once sent).
-   */
-  tempDir(): Promise<string>;
 }
 
 /** The `ctx` of a route handler registered with `registerServerRoute` (docs/guides/server-methods.md "Boot hooks"). */

@@ -33,9 +33,9 @@ export class FileResult {
     this.inline = options.inline === true;
   }
 
-  /** An isolated method's result crosses as JSON: a file cannot, which answers RPC_BAD_RESULT. */
+  /** Returned, it is the answer itself; inside a JSON result it cannot be (RPC_BAD_RESULT). */
   toJSON(): never {
-    throw new TypeError("APP_SERVER.file() answers only from methods that run in the main thread");
+    throw new TypeError("APP_SERVER.file() is the whole answer: it cannot be part of a JSON result");
   }
 }
 

@@ -2,7 +2,12 @@
  * A file answer (docs/guides/files.md): the body a method returned with
  * `APP_SERVER.file`, streamed with backpressure (a reader that stops holds the source),
  * ended with the source when the client leaves, and logged once, with the bytes sent,
- * after the last byte. `timeoutMs` covered the method; the body has no timer of its own.
+ * after the last byte. `timeoutMs` covered the method; the body follows the stall rule of
+ * streaming answers instead: a byte body cannot carry heartbeats, so a body that moves no
+ * byte to the connection for three heartbeats (a source gone silent, or a reader that
+ * stopped) is dropped then, as an unread terminal record is: the browser client's stall
+ * watchdog would have given up by then, and the source (in an isolated method, its worker)
+ * is not held for good.
  */
 import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
@@ -20,7 +25,7 @@ interface Opened {
   length: number | undefined;
 }
 
-export async function answerFile(reply: FastifyReply, call: RpcCall, result: FileResult, options: AnswerOptions, itemDir: string, files: CallFiles): Promise<void> {
+export async function answerFile(reply: FastifyReply, call: RpcCall, result: FileResult, options: AnswerOptions, itemDir: string, files: CallFiles, stallMs: number): Promise<void> {
   let opened: Opened;
   try {
     opened = await open(result, itemDir, files);
@@ -43,17 +48,23 @@ export async function answerFile(reply: FastifyReply, call: RpcCall, result: Fil
     "cache-control": "no-store",
   });
   let bytes = 0;
+  // Refreshed at each chunk: the source is paused while the connection cannot take more.
+  const stall = setTimeout(() => res.destroy(), stallMs);
+  // The pipeline ends its source only once the step between them asks for a chunk, which
+  // a source gone silent never gives: a connection that closes ends the source at once.
+  const endSource = () => {
+    if (!res.writableFinished) opened.body.destroy();
+  };
+  res.once("close", endSource);
+  // Counted as the source hands chunks on, not by a generator step in the pipeline: on
+  // Node 24 such a step made the server's memory for a 1 GiB download grow by some 90 MB
+  // more (a bare server measured 4 MB without it, 172 MB with it).
+  opened.body.on("data", (chunk: Uint8Array) => {
+    bytes += chunk.length;
+    stall.refresh();
+  });
   try {
-    await pipeline(
-      opened.body,
-      async function* count(source: AsyncIterable<Uint8Array>) {
-        for await (const chunk of source) {
-          bytes += chunk.length;
-          yield chunk;
-        }
-      },
-      res,
-    );
+    await pipeline(opened.body, res);
     logEvent(options, "rpc.complete", call, 200, undefined, undefined, { bytes });
   } catch (error) {
     // The headers are out: a failure can only cut the body short, which the client sees
@@ -62,6 +73,9 @@ export async function answerFile(reply: FastifyReply, call: RpcCall, result: Fil
     const gone = res.writableFinished === false && (error as NodeJS.ErrnoException)?.code === "ERR_STREAM_PREMATURE_CLOSE";
     if (gone) logEvent(options, "rpc.error", call, 499, "RPC_CLIENT_CLOSED", undefined, { bytes });
     else logEvent(options, "rpc.error", call, 500, "RPC_INTERNAL_ERROR", error, { bytes });
+  } finally {
+    clearTimeout(stall);
+    res.off("close", endSource);
   }
 }
 

@@ -202,7 +202,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         stream,
         files,
       });
-      if (result instanceof FileResult) await answerFile(reply, call, result, answer, target.dir, files);
+      if (result instanceof FileResult) await answerFile(reply, call, result, answer, target.dir, files, 3 * options.config.rpc.streamHeartbeatMs);
       // Most calls made no folder: nothing to wait for.
       const disposing = files.dispose();
       if (disposing) await disposing;

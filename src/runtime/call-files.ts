@@ -35,6 +35,26 @@ export class CallFiles {
     return this.#dir;
   }
 
+  /** True once the folder was asked for. */
+  get hasDir(): boolean {
+    return this.#dir !== undefined;
+  }
+
+  /**
+   * A folder an isolation worker made for the call (`ctx.tempDir()` there): it becomes the
+   * call's, answered from and removed with it. One made after the call ended goes at once.
+   */
+  adopt(path: string): void {
+    if (this.#dir === undefined && !this.#disposed) {
+      this.#dir = Promise.resolve(path);
+      return;
+    }
+    this.#dir?.then((own) => {
+      if (own !== path) void rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+    });
+    if (this.#dir === undefined) void rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+  }
+
   /** The folder's path when it was made, for a download answer's check. */
   async madeDir(): Promise<string | undefined> {
     return this.#dir?.catch(() => undefined);
@@ -93,10 +113,10 @@ export class CallFiles {
           }
           path = join(await this.dir(), `upload-${index}`);
           out = createWriteStream(path, { flags: "wx" });
-          for (const held of chunks) out.write(held);
+          for (const held of chunks) out.write(held, () => release(held));
           chunks = [];
         }
-        if (!out.write(chunk)) await once(out, "drain");
+        if (!out.write(chunk, () => release(chunk))) await once(out, "drain");
       }
       if (out) {
         out.end();
@@ -121,4 +141,18 @@ export class CallFiles {
       if (path !== undefined) await rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
     })();
   }
+}
+
+/**
+ * Frees a chunk's memory once it is on disk, when the chunk is the whole of its
+ * ArrayBuffer (as the HTTP parser's body chunks are, and a file part's slice of one in the
+ * middle of a file): nothing else can still need those bytes. Detaching frees the memory at
+ * once instead of at the next garbage collection. Node 24's V8 lets some 64 MB of such
+ * chunks wait for a full collection, which a 1 GiB upload turned into its peak; Node 20 has
+ * no `transfer` and needs none (its young collections take them early).
+ */
+function release(chunk: Buffer): void {
+  const { buffer } = chunk;
+  if (chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength) return;
+  (buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }).transfer?.(0);
 }

@@ -122,7 +122,7 @@ export function inlineContext(invocation: Invocation): RpcContext {
  * session from `sessionData` (its fields as JSON text, or null when the store could not
  * be reached).
  */
-export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit" | "session" | "fail"> & {
+export type IsolatedContextData = Omit<IsolatedRpcContext, "signal" | "args" | "emit" | "session" | "fail" | "tempDir"> & {
   sessionData: SessionTransfer | null;
 };
 

@@ -2,6 +2,7 @@
 import type { IsolatedContextData } from "./invocation.js";
 import type { DeclaredError } from "../validation/declared-errors.js";
 import type { UploadTransfer } from "./uploaded-file.js";
+import type { IsolatedFile } from "./isolated-file.js";
 
 export interface IsolatedTask {
   file: string;
@@ -20,6 +21,14 @@ export interface IsolatedTask {
   /** Receives one message when the call is aborted; it fires `ctx.signal` in the worker.
    * The worker sends one back when it takes the task, so the pool knows it left the queue. */
   abortPort: import("node:worker_threads").MessagePort;
+  /** The call's temporary folder when the main thread made one already (its uploads are there): `ctx.tempDir()` in the worker. */
+  tempDir: string | undefined;
+  /**
+   * Otherwise the path the worker makes its folder at, on first use: chosen here, so that
+   * the main thread can remove it even when the worker is terminated before it hands the
+   * folder back (docs/guides/files.md: nothing of a call stays on disk).
+   */
+  reservedTempDir: string | undefined;
   /** Streaming methods only: carries `ctx.emit` to the main thread (src/runtime/isolated-emit.ts). */
   emitPort: import("node:worker_threads").MessagePort | undefined;
 }
@@ -34,11 +43,17 @@ export interface IsolatedError {
   stack: string | undefined;
 }
 
-/** The fields the method left in `ctx.session` (name → JSON text), when it had a session to save. */
-type SessionFields = { session?: Array<[string, string]> };
+/**
+ * The fields the method left in `ctx.session` (name → JSON text), when it had a session to
+ * save; and the temporary folder `ctx.tempDir()` made in the worker, for the main thread to
+ * remove with the call's.
+ */
+export type SessionFields = { session?: Array<[string, string]>; tempDir?: string };
 
 export type IsolatedOutcome =
   | ({ ok: true; json: string } & SessionFields)
+  /** `APP_SERVER.file`: its bytes or path; null when it was a stream, already announced on the abort port (src/runtime/isolated-file.ts). */
+  | ({ ok: true; file: IsolatedFile | null } & SessionFields)
   | ({ ok: false; badResult: string } & SessionFields)
   | ({ ok: false; error: IsolatedError } & SessionFields)
   /** The call had ended before the method started: it never ran. */

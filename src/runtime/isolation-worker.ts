@@ -4,6 +4,7 @@
  * version), runs it, and hands back the JSON text of the result, so the main thread sends
  * it as is and a non-serialisable result is caught here.
  */
+import { mkdir } from "node:fs/promises";
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { isHttpError } from "../errors/http-error.js";
 import { createAppServerApi, devModeOf } from "../plugin-api/app-server.js";
@@ -13,8 +14,10 @@ import { checkArgCount } from "./executor.js";
 import { placeAt, UploadedFile } from "./uploaded-file.js";
 import { emitOverPort, type WorkerEmitter } from "./isolated-emit.js";
 import { notStreaming } from "./stream-sink.js";
+import { FileResult } from "../plugin-api/file-result.js";
+import { isolatedFileOf, sendFileStream } from "./isolated-file.js";
 import { failWith } from "../validation/declared-errors.js";
-import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData } from "./isolated-task.js";
+import type { IsolatedOutcome, IsolatedTask, IsolationWorkerData, SessionFields } from "./isolated-task.js";
 import { fieldsOf, sessionView, unavailableSessionView, type SessionView } from "../state/session-data.js";
 
 const data = workerData as IsolationWorkerData;
@@ -63,6 +66,14 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
   const controller = new AbortController();
   let emitter: WorkerEmitter | undefined;
   let session: SessionView | null = null;
+  // `ctx.tempDir()`: the call's folder when the main thread made one, else one made here
+  // on first use and handed to the main thread with the outcome.
+  let tempDir: Promise<string> | undefined;
+  const madeTempDir = async (): Promise<{ tempDir?: string }> => {
+    if (tempDir === undefined || task.tempDir !== undefined) return {};
+    const path = await tempDir.catch(() => undefined);
+    return path === undefined ? {} : { tempDir: path };
+  };
   const abortIfPending = () => {
     if (!controller.signal.aborted && receiveMessageOnPort(task.abortPort) !== undefined) controller.abort(new Error("call aborted"));
     return controller.signal.aborted;
@@ -85,6 +96,9 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     const errors = task.errors && new Map(task.errors);
     const fail = (code: string, details?: Record<string, unknown>) => failWith(errors, task.method, code, details);
     const ctx = { ...context, args, signal: controller.signal, emit, fail } as Record<string, unknown>;
+    // The reserved path is new and random: mkdir (not recursive) fails rather than reuse
+    // anything already there, as mkdtemp would.
+    ctx.tempDir = () => (tempDir ??= task.tempDir !== undefined ? Promise.resolve(task.tempDir) : makeReservedDir(task.reservedTempDir));
     // Rebuilt on first use only, as in the main thread: a method that never looks costs no parse.
     Object.defineProperty(ctx, "session", {
       enumerable: true,
@@ -93,7 +107,15 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     const result = await (fn as (...args: unknown[]) => unknown)(ctx, ...args);
     // Every event is written before the outcome goes back: the terminal record comes last.
     await emitter?.settle();
-    const fields = sessionFields(session, sessionData);
+    const fields = { ...sessionFields(session, sessionData), ...(await madeTempDir()) };
+    if (result instanceof FileResult) {
+      const file = isolatedFileOf(result);
+      if (file) return { ok: true, file, ...fields };
+      // A stream: announced now with what the main thread saves before answering, then
+      // read here until the body's end.
+      await sendFileStream(result, task.abortPort, controller.signal, fields);
+      return { ok: true, file: null };
+    }
     try {
       return { ok: true, json: JSON.stringify(result === undefined ? null : result) ?? "null", ...fields };
     } catch (error) {
@@ -102,9 +124,9 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
   } catch (error) {
     await emitter?.settle();
     const isRpc = isHttpError(error);
-    let fields: ReturnType<typeof sessionFields> = {};
+    let fields: SessionFields = await madeTempDir();
     try {
-      fields = sessionFields(session, task.context.sessionData);
+      fields = { ...fields, ...sessionFields(session, task.context.sessionData) };
     } catch {
       // The method's own error is the answer; a field it left unsaveable changes nothing.
     }
@@ -127,4 +149,10 @@ export default async function runIsolated(task: IsolatedTask): Promise<IsolatedO
     task.abortPort.close();
     task.emitPort?.close();
   }
+}
+
+async function makeReservedDir(path: string | undefined): Promise<string> {
+  if (path === undefined) throw new Error("ctx.tempDir() is not available here");
+  await mkdir(path, { mode: 0o700 });
+  return path;
 }

@@ -7,8 +7,15 @@
  */
 import { open, readFile } from "node:fs/promises";
 
-/** Read size of `stream()`: small enough that a slow reader holds little, large enough for few syscalls. */
-const READ_CHUNK = 64 * 1024;
+/**
+ * Read size of `stream()`. Every chunk is the reader's to keep, so each is new memory that
+ * only a garbage collection frees; V8 collects such chunks once enough of them wait, and
+ * counts that in memory (64 KiB chunks let some 64 MB wait on Node 24) more than in
+ * objects made (16 KiB chunks make four times as many, which starts a young collection
+ * after half as much). Measured: a 1 GiB file read whole grows the peak by 32 MB on Node
+ * 20 and 24 with 16 KiB, by 64 MB on Node 24 with 64 KiB.
+ */
+const READ_CHUNK = 16 * 1024;
 
 /** An UploadedFile as it crosses to a worker; `at` is where it sits in the arguments. */
 export interface UploadTransfer {

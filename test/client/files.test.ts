@@ -8,11 +8,18 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { tempApp } from "../helpers/app-root.js";
+import { openViewer, rpc } from "../helpers/http.js";
+import { waitFor } from "../helpers/wait.js";
 import { describeInBrowser, launchChromium, PAGE_HARNESS, type PageWindow } from "../helpers/browser.js";
 
 const METHODS = `
 import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+const sources = { stalled: { destroyed: false } };
 export const policy = {
+  slowFile: { runtime: { timeoutMs: 5000 } },
+  stalledFile: {},
+  stalledState: {},
   describe: { runtime: { files: { maxFiles: 4, maxFileBytes: 8 * 1024 * 1024 } } },
   small: { runtime: { files: { maxFiles: 1, maxFileBytes: 10 } } },
   report: {},
@@ -38,6 +45,21 @@ export function report(_ctx, input) {
   return APP_SERVER.file(new TextEncoder().encode("report for " + input.day + "\\n"), { type: "text/plain; charset=utf-8", name: "report-" + input.day + ".txt" });
 }
 export function echo(_ctx, input) { return input; }
+// Its body comes in 8 ticks 100 ms apart: longer than the call's timeoutMs, never silent for long.
+export function slowFile() {
+  let left = 8;
+  return APP_SERVER.file(new Readable({ read() { setTimeout(() => this.push(left-- > 0 ? "tick;" : null), 100); } }), { type: "text/plain" });
+}
+// One chunk, then nothing: the body stalls.
+export function stalledFile() {
+  sources.stalled = { destroyed: false };
+  let sent = false;
+  return APP_SERVER.file(new Readable({
+    read() { if (!sent) { sent = true; this.push("first;"); } },
+    destroy(error, done) { sources.stalled.destroyed = true; done(error); },
+  }), { type: "application/octet-stream" });
+}
+export function stalledState() { return sources.stalled; }
 `;
 
 describeInBrowser("files through the browser client", () => {
@@ -45,7 +67,8 @@ describeInBrowser("files through the browser client", () => {
   let browser: Browser;
   let page: Page;
   beforeAll(async () => {
-    app = await startServer({ root: tempApp({ files: { "plugins/files/files.server.mjs": METHODS } }) });
+    // Heartbeats of 200 ms: the server drops a download silent for 600 ms.
+    app = await startServer({ root: tempApp({ files: { "plugins/files/files.server.mjs": METHODS } }), config: { server: { rpc: { streamHeartbeatMs: 200 } } } });
     browser = await launchChromium();
     page = await browser.newPage();
     await page.addInitScript(PAGE_HARNESS);
@@ -109,6 +132,23 @@ describeInBrowser("files through the browser client", () => {
       return { isBlob: file instanceof w.Blob, type: file.type, text: await file.text(), plain };
     });
     expect(result).toEqual({ isBlob: true, type: "text/plain; charset=utf-8", text: "report for 2026-11-27\n", plain: { day: 1 } });
+  });
+
+  it("gives a download's body the stall rule of streams: a slow one outlives timeoutMs, a silent one fails RPC_STREAM_STALLED and its source ends", { timeout: 30_000 }, async () => {
+    const result = await page.evaluate(async () => {
+      const w = globalThis as unknown as PageWindow & { Blob: any };
+      const slow = await w.xserver.plugin.files.slowFile({}, { timeoutMs: 300 });
+      const stalled = await w.settle(w.xserver.plugin.files.stalledFile({}, { stallTimeoutMs: 400 }));
+      const viaClient = await w.settle(w.xserver.plugin.files.stalledFile({}, { client: new w.HttpClient({ stallTimeoutMs: 400 }) }));
+      return { slow: [slow instanceof w.Blob, await slow.text()], stalled, viaClient };
+    });
+    expect(result.slow).toEqual([true, "tick;".repeat(8)]);
+    expect(result.stalled).toMatchObject({ ok: false, code: "RPC_STREAM_STALLED" });
+    expect(result.viaClient).toMatchObject({ ok: false, code: "RPC_STREAM_STALLED" });
+    // The server dropped the silent body after three heartbeats, ending its source (Chromium
+    // kept the connection it gave up reading).
+    const viewer = await openViewer(app.url);
+    await waitFor(async () => (await rpc(app.url, "plugin/files/stalledState", { viewer })).body.result?.destroyed === true, 3000, "the stalled source to end");
   });
 
   it("HttpClient sends Blob, FormData and ArrayBuffer bodies and reads blob, arrayBuffer and stream answers", async () => {

@@ -23,7 +23,7 @@ import { join } from "node:path";
 const open = { auth: { public: true } };
 export const policy = {
   bytes: open, inline: open, nodeStream: open, webStream: open, itemFile: open, outside: open, linked: open,
-  tempFile: open, endless: open, state: open, badType: open, isolated: { auth: { public: true }, runtime: { isolation: "worker" } },
+  tempFile: open, endless: open, state: open, badType: open, silent: open,
   slowBody: { auth: { public: true }, runtime: { timeoutMs: 300 } },
   slowMethod: { auth: { public: true }, runtime: { timeoutMs: 300 } },
 };
@@ -57,10 +57,17 @@ export function endless() {
     destroy(error, done) { state.destroyed = true; done(error); },
   }), { name: "endless.bin" });
 }
+export function silent() {
+  state.destroyed = false;
+  let sent = false;
+  return APP_SERVER.file(new Readable({
+    read() { if (!sent) { sent = true; this.push("first;"); } },
+    destroy(error, done) { state.destroyed = true; done(error); },
+  }), { name: "silent.bin" });
+}
 export function state_() { return state; }
 export { state_ as state };
 export function badType() { return APP_SERVER.file(Buffer.from("x"), { type: "text/plain\\r\\nx-evil: 1" }); }
-export function isolated() { return APP_SERVER.file(Buffer.from("x"), {}); }
 export async function slowBody() {
   let left = 8;
   return APP_SERVER.file(new Readable({ read() { setTimeout(() => this.push(left-- > 0 ? "tick;" : null), 100); } }), { type: "text/plain" });
@@ -98,14 +105,12 @@ describe("file answers", () => {
     expect([item.status, item.body, item.headers.get("content-length")]).toEqual([200, "the report\n", "11"]);
   });
 
-  it("refuses a path outside the item's folder (symlinks resolved), a bad type and an isolated file answer as the method's fault", async () => {
+  it("refuses a path outside the item's folder (symlinks resolved) and a bad type as the method's fault", async () => {
     for (const method of ["outside", "linked", "badType"]) {
       const answer = await rpc(app.url, `plugin/p/${method}`);
       expect([method, answer.status, answer.body.code]).toEqual([method, 500, "RPC_INTERNAL_ERROR"]);
       expect(JSON.stringify(answer.body)).not.toContain("localhost");
     }
-    const isolated = await rpc(app.url, "plugin/p/isolated");
-    expect([isolated.status, isolated.body.code]).toEqual([500, "RPC_BAD_RESULT"]);
   });
 
   it("answers a file of the call's temporary folder, then removes the folder", async () => {
@@ -139,5 +144,39 @@ describe("file answers", () => {
     expect([slow.status, slow.body]).toEqual([200, "tick;".repeat(8)]);
     const late = await rpc(app.url, "plugin/p/slowMethod");
     expect([late.status, late.body.code]).toEqual([504, "RPC_TIMEOUT"]);
+  });
+});
+
+describe("the stall rule of a file answer's body", () => {
+  // Heartbeats of 100 ms: a body that moves no byte for 300 ms is dropped.
+  const app = useServer({ root, config: { server: { rpc: { streamHeartbeatMs: 100 } } } });
+  const open = async (method: string) => {
+    const target = new URL(app.url);
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest({ host: target.hostname, port: target.port, path: `/__rpc/plugin/p/${method}`, method: "POST" }, resolve);
+      req.on("error", reject);
+      req.end();
+    });
+  };
+  const closed = (response: IncomingMessage) => new Promise<boolean>((resolve) => {
+    response.on("end", () => resolve(false));
+    response.on("error", () => resolve(true));
+    response.on("aborted", () => resolve(true));
+    response.resume();
+  });
+
+  it("drops a body whose source says nothing for three heartbeats, and ends the source", async () => {
+    const response = await open("silent");
+    expect(response.statusCode).toBe(200);
+    expect(await closed(response)).toBe(true);
+    await waitFor(async () => (await rpc(app.url, "plugin/p/state")).body.result.destroyed, 2000, "the silent source to end");
+  });
+
+  it("drops a body whose reader took nothing for three heartbeats, and ends the source", async () => {
+    const response = await open("endless");
+    expect(response.statusCode).toBe(200);
+    response.pause();
+    await waitFor(async () => (await rpc(app.url, "plugin/p/state")).body.result.destroyed, 3000, "the held source to end");
+    response.destroy();
   });
 });

@@ -18,7 +18,7 @@ describe("worker isolation", () => {
     const answer = await iso("context", { args: [1, { two: 2 }], viewerId: "v1", contextId: "c1" });
     expect(answer.status).toBe(200);
     const result = answer.body.result;
-    expect(result.keys).toEqual(["args", "config", "contextId", "core", "emit", "fail", "id", "itemId", "kind", "method", "requestId", "secure", "session", "signal", "trace", "user", "viewerId"]);
+    expect(result.keys).toEqual(["args", "config", "contextId", "core", "emit", "fail", "id", "itemId", "kind", "method", "requestId", "secure", "session", "signal", "tempDir", "trace", "user", "viewerId"]);
     expect(result).toMatchObject({
       args: [1, { two: 2 }],
       viewerId: "v1",
