@@ -10,12 +10,7 @@ const viewer = viewerSession();
 const handler = new RPCHandler(echoRouter(viewer));
 const app = Fastify({ logger: false });
 
-const viewerPage = (_req, reply) => {
-  reply.header("set-cookie", `app_session=${viewer.token}; Path=/`).type("text/html");
-  return `<script>window.APP_CSRF_TOKEN = "${viewer.csrf}";</script>`;
-};
-app.get("/", viewerPage);
-app.get("/health", viewerPage);
+viewer.routePage(app);
 
 app.all("/rpc/*", async (req, reply) => {
   const { matched } = await handler.handle(req, reply, { prefix: "/rpc", context: { headers: req.headers } });

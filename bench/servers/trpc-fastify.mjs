@@ -8,12 +8,7 @@ import { viewerSession } from "./viewer-session.mjs";
 const viewer = viewerSession();
 const app = Fastify({ logger: false });
 
-const viewerPage = (_req, reply) => {
-  reply.header("set-cookie", `app_session=${viewer.token}; Path=/`).type("text/html");
-  return `<script>window.APP_CSRF_TOKEN = "${viewer.csrf}";</script>`;
-};
-app.get("/", viewerPage);
-app.get("/health", viewerPage);
+viewer.routePage(app);
 
 await app.register(fastifyTRPCPlugin, {
   prefix: "/trpc",

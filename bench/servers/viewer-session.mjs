@@ -26,6 +26,15 @@ export function viewerSession() {
       res.setHeader("set-cookie", `app_session=${token}; Path=/`);
       res.end(`<script>window.APP_CSRF_TOKEN = "${csrf}";</script>`);
     },
+    /** The viewer page at `/` and `/health` of a Fastify app, as servePage answers it. */
+    routePage(app) {
+      const page = (_req, reply) => {
+        reply.header("set-cookie", `app_session=${token}; Path=/`).type("text/html");
+        return `<script>window.APP_CSRF_TOKEN = "${csrf}";</script>`;
+      };
+      app.get("/", page);
+      app.get("/health", page);
+    },
     /** True when the request carries the session and its CSRF token; else answers 401 and returns false. */
     passes(req, res) {
       if (refusal(req.headers) === 0) return true;

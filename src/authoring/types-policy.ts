@@ -297,14 +297,7 @@ export interface SchemaTypes {
  */
 export function readSchemaTypes(ts: TypeScript, checker: TS.TypeChecker, policy: TS.Symbol | undefined): Map<string, SchemaTypes> {
   const found = new Map<string, SchemaTypes>();
-  if (policy === undefined) return found;
-  const literal = objectLiteralOf(ts, checker, initializerOf(ts, checker, policy), 0);
-  if (literal === undefined) return found;
-  for (const property of literal.properties) {
-    if (!ts.isPropertyAssignment(property) && !ts.isShorthandPropertyAssignment(property)) continue;
-    const name = propertyNameOf(ts, checker, property.name);
-    if (name === undefined) continue;
-    const entry = valueOf(ts, property);
+  for (const [name, entry] of policyEntries(ts, checker, policy)) {
     const input = schemaType(ts, checker, entry, "input", "input");
     const output = schemaType(ts, checker, entry, "output", "output");
     if (input !== undefined || output !== undefined) found.set(name, { input, output });
@@ -334,14 +327,7 @@ function schemaType(ts: TypeScript, checker: TS.TypeChecker, entry: TS.Expressio
  */
 export function readDeclaredErrors(ts: TypeScript, checker: TS.TypeChecker, policy: TS.Symbol | undefined): Map<string, readonly string[]> {
   const found = new Map<string, readonly string[]>();
-  if (policy === undefined) return found;
-  const literal = objectLiteralOf(ts, checker, initializerOf(ts, checker, policy), 0);
-  if (literal === undefined) return found;
-  for (const property of literal.properties) {
-    if (!ts.isPropertyAssignment(property) && !ts.isShorthandPropertyAssignment(property)) continue;
-    const name = propertyNameOf(ts, checker, property.name);
-    if (name === undefined) continue;
-    const entry = valueOf(ts, property);
+  for (const [name, entry] of policyEntries(ts, checker, policy)) {
     if (isNullish(ts, entry)) {
       found.set(name, []);
       continue;
@@ -354,6 +340,18 @@ export function readDeclaredErrors(ts: TypeScript, checker: TS.TypeChecker, poli
     }
   }
   return found;
+}
+
+/** Each named entry of the policy's object literal with its value; none when it cannot be read. */
+function* policyEntries(ts: TypeScript, checker: TS.TypeChecker, policy: TS.Symbol | undefined): Generator<[string, TS.Expression]> {
+  if (policy === undefined) return;
+  const literal = objectLiteralOf(ts, checker, initializerOf(ts, checker, policy), 0);
+  if (literal === undefined) return;
+  for (const property of literal.properties) {
+    if (!ts.isPropertyAssignment(property) && !ts.isShorthandPropertyAssignment(property)) continue;
+    const name = propertyNameOf(ts, checker, property.name);
+    if (name !== undefined) yield [name, valueOf(ts, property)];
+  }
 }
 
 /** The keys of an object literal (spreads followed), or undefined when one cannot be read. */
