@@ -17,6 +17,11 @@ export interface MethodEntry {
   key: string;
   fn: (...args: unknown[]) => unknown;
   policy: ResolvedPolicy;
+  /**
+   * False when its code cannot read `ctx.session` (./session-use.ts): its calls load no
+   * session data. Decided when the method is loaded.
+   */
+  usesSession: boolean;
   /** The file that exports it (absent for built-in server methods). */
   file: string | undefined;
   /** The cache-busting version the file was loaded with (set by dev reloads): isolation workers import the same one. */

@@ -139,7 +139,12 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         if (refused) throw refused;
       }
       // The session's data is loaded while the body arrives; awaited before the method runs.
-      const opening = access.session ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes) : null;
+      // A method whose code cannot read `ctx.session` has none loaded: the store is not asked.
+      const opening = access.session
+        ? entry.usesSession
+          ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes)
+          : CallSession.withoutData(options.sessionStore, access.session)
+        : null;
       if (opening instanceof Promise) opening.catch(() => {});
       const verify = (body: RpcBody): Promise<unknown> | null => {
         const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
