@@ -13,7 +13,7 @@ import { errorOf } from "../errors/http-error.js";
 import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-contexts.js";
 import { CallLifetime, ClientGoneError } from "../runtime/call-lifetime.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
-import { userSubOf, type RateLimits } from "../runtime/rate-limit.js";
+import { userSubOf } from "../runtime/rate-limit.js";
 import type { SessionCheck } from "../auth/session-cache.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/verifier-types.js";
@@ -63,8 +63,6 @@ export interface RpcRouteOptions {
    */
   facade: CoreFacade;
   runtime: RpcRuntime;
-  /** The counters of methods with a `rateLimit` (README "Rate limits"). */
-  rateLimits: RateLimits;
   /** Where `ctx.session`'s data lives (README "Session data"). */
   sessionStore: SessionStore;
 }
@@ -132,10 +130,13 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
       // Before the session's data or the body is touched, so that a refusal costs no more
-      // than a refusal; a method without a `rateLimit` has no step here at all.
-      const limits = entry.policy.rateLimit && options.rateLimits.step(entry.policy.rateLimit, entry.key, "RPC_RATE_LIMITED");
+      // than a refusal; a method without a `rateLimit` has no step here at all. Its step was
+      // given to it when it was loaded; counted in this process, it answers at once.
+      const limits = entry.rateLimitStep;
+      if (limits === undefined && entry.policy.rateLimit) throw new Error(`${entry.key}: its rate limit step was never bound`);
       if (limits?.early) {
-        const refused = await limits.check(false, access.session?.id ?? null, request.ip, null);
+        const checking = limits.check(false, access.session?.id ?? null, request.ip, null);
+        const refused = checking instanceof Promise ? await checking : checking;
         if (refused) throw refused;
       }
       // The session's data is loaded while the body arrives; awaited before the method runs.
@@ -178,7 +179,8 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       if (verifying === undefined) verifying = verify(body);
       const user = verifying === null ? null : await verifying;
       if (limits?.late) {
-        const refused = await limits.check(true, access.session?.id ?? null, request.ip, userSubOf(user));
+        const checking = limits.check(true, access.session?.id ?? null, request.ip, userSubOf(user));
+        const refused = checking instanceof Promise ? await checking : checking;
         if (refused) throw refused;
       }
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
