@@ -122,12 +122,15 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       }
       nameRpcSpan(call, entry);
       // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
-      // (started over by the runtime) one for the queue wait and the method.
-      lifetime.startTimeout(entry.policy.timeoutMs);
+      // (started over by the runtime) one for the queue wait and the method. Armed before
+      // the first wait, so that a call the synchronous checks refuse (401, 403, a 429
+      // counted here) never arms one.
+      const { timeoutMs } = entry.policy;
       // No await when the checks are synchronous (the common case): the body's listeners
       // are then in place before the parser hands the body over. An `auth.public`
       // function that never settles is bounded like a verifier.
       const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
+      if (checked instanceof Promise) lifetime.armTimeout(timeoutMs);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
       // Before the session's data or the body is touched, so that a refusal costs no more
       // than a refusal; a method without a `rateLimit` has no step here at all. Its step was
@@ -136,9 +139,11 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       if (limits === undefined && entry.policy.rateLimit) throw new Error(`${entry.key}: its rate limit step was never bound`);
       if (limits?.early) {
         const checking = limits.check(false, access.session?.id ?? null, request.ip, null);
+        if (checking instanceof Promise) lifetime.armTimeout(timeoutMs);
         const refused = checking instanceof Promise ? await checking : checking;
         if (refused) throw refused;
       }
+      lifetime.armTimeout(timeoutMs);
       // The session's data is loaded while the body arrives; awaited before the method runs.
       // A method whose code cannot read `ctx.session` has none loaded: the store is not asked.
       const opening = access.session
