@@ -196,6 +196,8 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
         targetScope.itemDirs.set(`${target.kind}/${target.id}`, target.dir);
         bindFacadeScope(target.facade, targetScope);
       },
+      // Reloads happen once the server runs, when `rateLimits` is there.
+      methodsBuilt: (target) => rateLimits.bind(target),
     });
     warnSessionlessMethods(registry.all(), log);
     warnDeploymentScopeWithoutRedis(registry.all(), config, log);
@@ -240,6 +242,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
       isolation: config.rpc.isolation, outbound, itemDirs: targetScope.itemDirs, shared: redisState });
     await runtime.warmUp(registry.all().flatMap((target) => [...target.methods.values()]));
     const rateLimits = new RateLimits({ redis: redisState?.connection ?? null, log });
+    for (const target of registry.all()) rateLimits.bind(target);
     const configuredLimits = () => describeRateLimits(registry.all().flatMap((target) => [...target.methods.values()]), config.proxies, redisState !== null);
     // rate-limiter-flexible loads with the first call a limit counts (docs/guides/server-methods.md "Rate limits").
     const inFlight = new InFlightCounter();
@@ -262,7 +265,7 @@ export async function createServer(options: CreateServerOptions = {}): Promise<A
     // CORS for `server.allowedOrigins` on these two only: every other route is for this origin.
     await app.register(async (scope) => {
       answerCors(scope, { allowedOrigins: config.allowedOrigins, methods: ["POST"] });
-      await scope.register(rpcRoutes, { ...core, runtime, rateLimits });
+      await scope.register(rpcRoutes, { ...core, runtime });
     });
     await app.register(async (scope) => {
       answerCors(scope, { allowedOrigins: config.allowedOrigins, methods: PROXY_METHODS });

@@ -42,6 +42,8 @@ export interface DevReloadOptions {
   log: Logger;
   /** Makes a target found while the server runs part of this server (its `core`, importServerModule). */
   adopt(target: Target): void;
+  /** Called each time a target's method table is built anew, for what the server binds to its methods. */
+  methodsBuilt(target: Target): void;
 }
 
 export class DevReload {
@@ -156,6 +158,7 @@ export class DevReload {
     for (const item of items) {
       const { target, unreadable } = await newTarget(item, config, true);
       this.#options.adopt(target);
+      this.#options.methodsBuilt(target);
       if (unreadable !== undefined || item.bootHook !== undefined) {
         const message = unreadable?.message ?? `${item.kind} ${item.id} was added while the server runs and has a boot hook, which runs only at start: restart the server to load it`;
         target.failure = { file: unreadable === undefined ? item.bootHook : undefined, message };
@@ -212,6 +215,7 @@ export class DevReload {
     try {
       target.methods = buildMethods(target.kind, target.id, files, this.#options.config.rpc, (message) => this.#options.log.warn(message));
       target.files = files;
+      this.#options.methodsBuilt(target);
       return true;
     } catch (error) {
       this.#options.log.error({ err: error }, `${conflict}: ${(error as Error).message}`);

@@ -15,6 +15,7 @@ import { readPolicyExport, resolvePolicy } from "./policy.js";
 import { importServerFile } from "./import-server-file.js";
 import { explainLoadError } from "./load-error.js";
 import type { MethodEntry, ServerFile, Target, TargetKind } from "./registry.js";
+import { mayUseSession } from "./session-use.js";
 
 export async function loadServerFile(path: string, version?: number, bootHook = false): Promise<ServerFile> {
   const { mtimeMs } = await stat(path);
@@ -60,7 +61,7 @@ export function buildMethods(
       }
       const key = `${itemKey}/${name}`;
       const policy = resolvePolicy(file.policies.get(name), defaults, key, itemKey);
-      methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.version, moduleVersions: file.moduleVersions, policy });
+      methods.set(name, { kind, id, name, key, fn, file: file.path, fileVersion: file.version, moduleVersions: file.moduleVersions, policy, usesSession: mayUseSession(fn) });
     }
     for (const name of file.policies.keys()) {
       if (file.functions.has(name)) continue;

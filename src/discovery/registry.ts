@@ -4,6 +4,7 @@
  */
 import type { ItemSecure } from "../config/secure-config.js";
 import type { CoreFacade } from "../core/facade.js";
+import type { HttpError } from "../errors/http-error.js";
 import type { ResolvedPolicy } from "./policy.js";
 
 export type TargetKind = "plugin" | "module" | "server";
@@ -17,12 +18,32 @@ export interface MethodEntry {
   key: string;
   fn: (...args: unknown[]) => unknown;
   policy: ResolvedPolicy;
+  /**
+   * False when its code cannot read `ctx.session` (./session-use.ts): its calls load no
+   * session data. Decided when the method is loaded.
+   */
+  usesSession: boolean;
+  /**
+   * The step of a method with a `rateLimit`, given to it when it is loaded
+   * (src/runtime/rate-limit.ts `RateLimits.bind`); absent without one.
+   */
+  rateLimitStep?: MethodRateLimit;
   /** The file that exports it (absent for built-in server methods). */
   file: string | undefined;
   /** The cache-busting version the file was loaded with (set by dev reloads): isolation workers import the same one. */
   fileVersion: number | undefined;
   /** Dev reloads: the versions of the helpers the file was loaded with (module-graph.ts), for isolation workers to load the same. */
   moduleVersions?: ReadonlyArray<[string, number]>;
+}
+
+/** A method's rate limits as the gateway runs them (docs/guides/server-methods.md "Rate limits"). */
+export interface MethodRateLimit {
+  /** True when some limit is checked before the body is read. */
+  readonly early: boolean;
+  /** True when some limit has `key: "user"`, checked once the verifiers have run. */
+  readonly late: boolean;
+  /** Null when the call is admitted, else the 429 to answer; at once when every limit counts in this process. */
+  check(late: boolean, session: string | null, ip: string, user: string | null): HttpError | null | Promise<HttpError | null>;
 }
 
 export interface ServerFile {

@@ -4,7 +4,7 @@
  * because the context they need is named in the body.
  */
 import type { FastifyRequest } from "fastify";
-import { errorOf } from "../errors/http-error.js";
+import { errorOf, refusalOf } from "../errors/http-error.js";
 import { originAllowed, originMismatch, type OriginPolicy } from "../auth/origin.js";
 import type { Session } from "../auth/session.js";
 import { SessionCheck } from "../auth/session-cache.js";
@@ -61,8 +61,8 @@ function decide(
   originOk: boolean,
 ): AccessResult {
   if (isPublic || !entry.policy.requireSession) return { session: verified, isPublic };
-  if (!session) throw errorOf("RPC_NO_SESSION");
-  if (!csrfOk) throw errorOf("RPC_BAD_CSRF");
+  if (!session) throw refusalOf("RPC_NO_SESSION");
+  if (!csrfOk) throw refusalOf("RPC_BAD_CSRF");
   if (!originOk) {
     // The log (not the answer) names both origins: answer.ts logs an HttpError's cause.
     const refused = errorOf("RPC_BAD_ORIGIN");

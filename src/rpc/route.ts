@@ -13,7 +13,7 @@ import { errorOf } from "../errors/http-error.js";
 import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-contexts.js";
 import { CallLifetime, ClientGoneError } from "../runtime/call-lifetime.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
-import { userSubOf, type RateLimits } from "../runtime/rate-limit.js";
+import { userSubOf } from "../runtime/rate-limit.js";
 import type { SessionCheck } from "../auth/session-cache.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import type { RpcVerifier } from "../auth/verifier-types.js";
@@ -63,9 +63,7 @@ export interface RpcRouteOptions {
    */
   facade: CoreFacade;
   runtime: RpcRuntime;
-  /** The counters of methods with a `rateLimit` (docs/guides/server-methods.md "Rate limits"). */
-  rateLimits: RateLimits;
-  /** Where `ctx.session`'s data lives (docs/guides/sessions-and-state.md). */
+  /** Where `ctx.session`'s data lives (docs/guides/sessions-and-state.md "Session data"). */
   sessionStore: SessionStore;
 }
 
@@ -124,22 +122,35 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       }
       nameRpcSpan(call, entry);
       // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
-      // (started over by the runtime) one for the queue wait and the method.
-      lifetime.startTimeout(entry.policy.timeoutMs);
+      // (started over by the runtime) one for the queue wait and the method. Armed before
+      // the first wait, so that a call the synchronous checks refuse (401, 403, a 429
+      // counted here) never arms one.
+      const { timeoutMs } = entry.policy;
       // No await when the checks are synchronous (the common case): the body's listeners
       // are then in place before the parser hands the body over. An `auth.public`
       // function that never settles is bounded like a verifier.
       const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
+      if (checked instanceof Promise) lifetime.armTimeout(timeoutMs);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
       // Before the session's data or the body is touched, so that a refusal costs no more
-      // than a refusal; a method without a `rateLimit` has no step here at all.
-      const limits = entry.policy.rateLimit && options.rateLimits.step(entry.policy.rateLimit, entry.key, "RPC_RATE_LIMITED");
+      // than a refusal; a method without a `rateLimit` has no step here at all. Its step was
+      // given to it when it was loaded; counted in this process, it answers at once.
+      const limits = entry.rateLimitStep;
+      if (limits === undefined && entry.policy.rateLimit) throw new Error(`${entry.key}: its rate limit step was never bound`);
       if (limits?.early) {
-        const refused = await limits.check(false, access.session?.id ?? null, request.ip, null);
+        const checking = limits.check(false, access.session?.id ?? null, request.ip, null);
+        if (checking instanceof Promise) lifetime.armTimeout(timeoutMs);
+        const refused = checking instanceof Promise ? await checking : checking;
         if (refused) throw refused;
       }
+      lifetime.armTimeout(timeoutMs);
       // The session's data is loaded while the body arrives; awaited before the method runs.
-      const opening = access.session ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes) : null;
+      // A method whose code cannot read `ctx.session` has none loaded: the store is not asked.
+      const opening = access.session
+        ? entry.usesSession
+          ? CallSession.open(options.sessionStore, access.session, options.config.session.maxDataBytes)
+          : CallSession.withoutData(options.sessionStore, access.session)
+        : null;
       if (opening instanceof Promise) opening.catch(() => {});
       const verify = (body: RpcBody): Promise<unknown> | null => {
         const resolved = resolveVerifierContext(options.config.rpcVerifiers, body.contextId);
@@ -173,7 +184,8 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       if (verifying === undefined) verifying = verify(body);
       const user = verifying === null ? null : await verifying;
       if (limits?.late) {
-        const refused = await limits.check(true, access.session?.id ?? null, request.ip, userSubOf(user));
+        const checking = limits.check(true, access.session?.id ?? null, request.ip, userSubOf(user));
+        const refused = checking instanceof Promise ? await checking : checking;
         if (refused) throw refused;
       }
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);

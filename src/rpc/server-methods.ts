@@ -15,6 +15,7 @@ import type { SecretMask } from "../log/mask-secrets.js";
 import { parseLogQuery } from "../log/log-query.js";
 import { describeLogBuffer, readLogPage } from "../log/log-page.js";
 import { resolvePolicy } from "../discovery/policy.js";
+import { mayUseSession } from "../discovery/session-use.js";
 import type { CoreFacade } from "../core/facade.js";
 
 export interface StatusSources {
@@ -94,7 +95,7 @@ function serverTarget(core: DevServerInfo, id: string, fns: Record<string, Metho
   const methods = new Map<string, MethodEntry>();
   for (const [name, fn] of Object.entries(fns)) {
     const key = `server/${id}/${name}`;
-    methods.set(name, { kind: "server", id, name, key, fn, file: undefined, fileVersion: undefined, policy: resolvePolicy(undefined, core.config.rpc, key, `server/${id}`) });
+    methods.set(name, { kind: "server", id, name, key, fn, file: undefined, fileVersion: undefined, policy: resolvePolicy(undefined, core.config.rpc, key, `server/${id}`), usesSession: mayUseSession(fn) });
   }
   return { kind: "server", id, dir: "", files: [], methods, config: {}, secure: core.facade.server.secure, facade: core.facade, failure: undefined };
 }

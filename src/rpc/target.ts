@@ -3,21 +3,21 @@
  * so `toString`, `constructor`, `__proto__` or `hasOwnProperty` never resolve.
  */
 import { closest } from "../config/did-you-mean.js";
-import { errorOf, type HttpError } from "../errors/http-error.js";
+import { errorOf, refusalOf, type HttpError } from "../errors/http-error.js";
 import type { DevReload } from "../discovery/dev-reload.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 
 export function resolveTargetItem(registry: Registry, kind: string, id: string): Target {
   const target = registry.target(kind, id);
-  if (!target) throw errorOf("RPC_UNKNOWN_TARGET");
+  if (!target) throw refusalOf("RPC_UNKNOWN_TARGET");
   // Why it failed is in the log; the caller only learns that it did.
-  if (target.failure) throw errorOf("RPC_TARGET_UNAVAILABLE");
+  if (target.failure) throw refusalOf("RPC_TARGET_UNAVAILABLE");
   return target;
 }
 
 export function resolveMethod(target: Target, method: string, dev = false): MethodEntry {
   const entry = target.methods.get(method);
-  if (!entry) throw dev ? unknownInDevMode(target, method) : errorOf("RPC_UNKNOWN_METHOD");
+  if (!entry) throw dev ? unknownInDevMode(target, method) : refusalOf("RPC_UNKNOWN_METHOD");
   return entry;
 }
 

@@ -119,6 +119,11 @@ export class CallLifetime {
     }, timeoutMs);
   }
 
+  /** Arms the timeout unless it is armed (or fired) already: unlike `startTimeout`, never starts it over. */
+  armTimeout(timeoutMs: number): void {
+    if (this.#timer === undefined) this.startTimeout(timeoutMs);
+  }
+
   /** Runs `listener` when the timeout passes; at once if it already has. */
   onTimeout(listener: TimeoutListener): void {
     if (this.#timedOut !== undefined) {

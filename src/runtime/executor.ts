@@ -20,12 +20,27 @@ export function checkArgCount(args: readonly unknown[]): void {
   }
 }
 
-export function runInline(entry: MethodEntry, ctx: RpcContext, args: readonly unknown[]): Promise<unknown> {
+/** A synchronous method's value, told apart from a promise without making one. */
+export class SyncResult {
+  constructor(readonly value: unknown) {}
+}
+
+/**
+ * Runs the method; a plain value comes back wrapped in a `SyncResult`, so that the runtime
+ * goes on without a promise or a tick (most methods are synchronous). A throw or anything
+ * thenable comes back as a promise.
+ */
+export function runInlineSync(entry: MethodEntry, ctx: RpcContext, args: readonly unknown[]): SyncResult | Promise<unknown> {
   try {
     checkArgCount(args);
-    // A method's own promise is adopted as is; a plain value or a throw becomes one.
-    return Promise.resolve(entry.fn(ctx, ...args));
+    const value = entry.fn(ctx, ...args);
+    if (value instanceof Promise) return value;
+    return isThenable(value) ? Promise.resolve(value) : new SyncResult(value);
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+function isThenable(value: unknown): boolean {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }

@@ -5,15 +5,18 @@
  *
  * A refused call answers 429 with `details.retryAfterMs` (and `Retry-After`), before any
  * slot, queue or breaker sees it, and takes no points: of a list of limits, those that
- * admitted it get theirs back. rate-limiter-flexible (./rate-limiters.ts) is loaded by the
- * first call a limit counts (a few milliseconds, once): a server whose limited methods are
- * not called, like most runs of the demo, never holds it (about 0.7 MB).
+ * admitted it get theirs back. Limits counted in this process are ./window-counter.ts;
+ * deployment-wide ones use rate-limiter-flexible (./rate-limiters.ts), loaded by the first
+ * call such a limit counts (a few milliseconds, once): a server whose limited methods are
+ * not called never holds it (about 0.7 MB).
  */
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import { resolveRateLimits, type RateLimit, type ResolvedRateLimit } from "../discovery/policy.js";
 import { errorOf, type HttpError } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import type { RedisConnection } from "../state/redis-connection.js";
+import type { MethodRateLimit, Target } from "../discovery/registry.js";
+import { WindowCounter } from "./window-counter.js";
 
 export type RateLimitedCode = "RPC_RATE_LIMITED" | "PROXY_RATE_LIMITED";
 
@@ -46,10 +49,22 @@ export class RateLimits {
   step(limits: readonly ResolvedRateLimit[], name: string, code: RateLimitedCode): RateLimitStep {
     let step = this.#steps.get(limits);
     if (!step) {
-      step = new RateLimitStep(limits, name, code, () => this.#limiters(limits, name));
+      // Counted in this process (no limit of the list on Redis): no library, no promise.
+      const local = this.#options.redis === null || limits.every((limit) => limit.scope !== "deployment");
+      step = new RateLimitStep(limits, name, code, local ? null : () => this.#limiters(limits, name));
       this.#steps.set(limits, step);
     }
     return step;
+  }
+
+  /**
+   * Gives each method of `target` with a `rateLimit` its step, once, when the method is
+   * loaded (at start, and by a dev reload): the gateway reads it off the method.
+   */
+  bind(target: Target): void {
+    for (const entry of target.methods.values()) {
+      if (entry.policy.rateLimit) entry.rateLimitStep = this.step(entry.policy.rateLimit, entry.key, "RPC_RATE_LIMITED");
+    }
   }
 
   #load(): Promise<Factory> {
@@ -75,7 +90,7 @@ export class RateLimits {
 }
 
 /** The check of one method or alias: its limits before the body (`early`), its `user` limits after the verifiers (`late`). */
-export class RateLimitStep {
+export class RateLimitStep implements MethodRateLimit {
   /** True when some limit is checked before the body; false: nothing to do there. */
   readonly early: boolean;
   /** True when some limit has `key: "user"`, checked once the verifiers have run. */
@@ -85,15 +100,18 @@ export class RateLimitStep {
   readonly #code: RateLimitedCode;
   readonly #earlyIndexes: readonly number[];
   readonly #lateIndexes: readonly number[];
-  readonly #make: () => Promise<RateLimiterAbstract[]>;
+  /** Null when every limit counts in this process: `#counters` then. */
+  readonly #make: (() => Promise<RateLimiterAbstract[]>) | null;
+  readonly #counters: readonly WindowCounter[] | null;
   #limiters: RateLimiterAbstract[] | null = null;
   #making: Promise<RateLimiterAbstract[]> | null = null;
 
-  constructor(limits: readonly ResolvedRateLimit[], name: string, code: RateLimitedCode, make: () => Promise<RateLimiterAbstract[]>) {
+  constructor(limits: readonly ResolvedRateLimit[], name: string, code: RateLimitedCode, make: (() => Promise<RateLimiterAbstract[]>) | null) {
     this.#limits = limits;
     this.#name = name;
     this.#code = code;
     this.#make = make;
+    this.#counters = make ? null : limits.map((limit) => new WindowCounter(limit.points, limit.durationMs));
     this.#earlyIndexes = limits.flatMap((limit, index) => (limit.key === "user" ? [] : [index]));
     this.#lateIndexes = limits.flatMap((limit, index) => (limit.key === "user" ? [index] : []));
     this.early = this.#earlyIndexes.length > 0;
@@ -108,10 +126,32 @@ export class RateLimitStep {
    * Takes a point of each limit of the phase for this caller. Resolves to null when all
    * admit the call, else to the 429 to answer (the points taken are given back, and in the
    * late phase the early ones too). `session` is the verified session's id, `ip` the client
-   * address as `trustProxy` reads it, `user` the verifiers' `user.sub`.
+   * address as `trustProxy` reads it, `user` the verifiers' `user.sub`. At once, without a
+   * promise, when every limit counts in this process.
    */
-  async check(late: boolean, session: string | null, ip: string, user: string | null): Promise<HttpError | null> {
-    const limiters = this.#limiters ?? (await (this.#making ??= this.#make().then((made) => (this.#limiters = made))));
+  check(late: boolean, session: string | null, ip: string, user: string | null): HttpError | null | Promise<HttpError | null> {
+    return this.#counters ? this.#checkHere(this.#counters, late, session, ip, user) : this.#checkShared(late, session, ip, user);
+  }
+
+  #checkHere(counters: readonly WindowCounter[], late: boolean, session: string | null, ip: string, user: string | null): HttpError | null {
+    const indexes = late ? this.#lateIndexes : this.#earlyIndexes;
+    const now = Date.now();
+    let retryAfterMs = 0;
+    if (indexes.length === 1) {
+      const index = indexes[0]!;
+      retryAfterMs = counters[index]!.consume(this.#keyOf(index, session, ip, user), now);
+    } else {
+      const waits = indexes.map((index) => counters[index]!.consume(this.#keyOf(index, session, ip, user), now));
+      for (const wait of waits) retryAfterMs = Math.max(retryAfterMs, wait);
+      if (retryAfterMs > 0) waits.forEach((wait, at) => wait === 0 && counters[indexes[at]!]!.reward(this.#keyOf(indexes[at]!, session, ip, user)));
+    }
+    if (retryAfterMs === 0) return null;
+    if (late) for (const index of this.#earlyIndexes) counters[index]!.reward(this.#keyOf(index, session, ip, user));
+    return errorOf(this.#code, { retryAfterMs });
+  }
+
+  async #checkShared(late: boolean, session: string | null, ip: string, user: string | null): Promise<HttpError | null> {
+    const limiters = this.#limiters ?? (await (this.#making ??= this.#make!().then((made) => (this.#limiters = made))));
     const indexes = late ? this.#lateIndexes : this.#earlyIndexes;
     let retryAfterMs = 0;
     if (indexes.length === 1) {

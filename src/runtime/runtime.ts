@@ -17,7 +17,7 @@ import { CircuitBreakers, type BreakerRegistry, type BreakerTransition, type Cal
 import { SharedCircuitBreakers } from "./shared-circuit-breaker.js";
 import { ConcurrencyLimiters, type ConcurrencyLimiter } from "./concurrency.js";
 import { CallTimeoutError, ClientGoneError } from "./call-lifetime.js";
-import { runInline } from "./executor.js";
+import { runInlineSync, SyncResult } from "./executor.js";
 import { packIsolatedArgs } from "./isolated-args.js";
 import { inlineContext, type Invocation } from "./invocation.js";
 import type { IsolationPool } from "./isolation-pool.js";
@@ -45,6 +45,9 @@ export interface RuntimeOptions {
    */
   shared?: SharedState | null;
 }
+
+/** The work of a synchronous method: already over. */
+const DONE: Promise<unknown> = Promise.resolve();
 
 export class RpcRuntime {
   readonly #options: RuntimeOptions;
@@ -117,8 +120,16 @@ export class RpcRuntime {
         invocation.stream.open();
         this.#streamsStarted.cell([entry.kind, entry.id, entry.name]).value += 1;
       }
-      work = this.#execute(invocation, isolatedArgs);
-      const value = await lifetime.race(work);
+      const executed = this.#execute(invocation, isolatedArgs);
+      let value: unknown;
+      if (executed instanceof SyncResult) {
+        // A synchronous method: it is over, nothing to race or wait for.
+        value = executed.value;
+        work = DONE;
+      } else {
+        work = executed;
+        value = await lifetime.race(work);
+      }
       // The session's data is saved before the answer, under the call's timeout and slot.
       // Most calls changed nothing: no promise then.
       const saving = session?.save();
@@ -143,18 +154,18 @@ export class RpcRuntime {
         limiter?.release();
       };
       const last = finishing ?? work;
-      if (last) last.then(settle, settle);
+      if (last && last !== DONE) last.then(settle, settle);
       else settle();
     }
   }
 
-  #execute(invocation: Invocation, isolatedArgs: Uint8Array | null): Promise<unknown> {
+  #execute(invocation: Invocation, isolatedArgs: Uint8Array | null): SyncResult | Promise<unknown> {
     if (isolatedArgs) return this.#isolationPool().then((pool) => pool.run(invocation, isolatedArgs));
     const { trace } = invocation.call;
     // Under an SDK, spans the method's own code makes (an instrumented fetch) are the call's
     // children, and follow its sampling decision.
-    if (trace.hasSpan) return trace.run(() => runInline(invocation.entry, inlineContext(invocation), invocation.args));
-    return runInline(invocation.entry, inlineContext(invocation), invocation.args);
+    if (trace.hasSpan) return trace.run(() => runInlineSync(invocation.entry, inlineContext(invocation), invocation.args));
+    return runInlineSync(invocation.entry, inlineContext(invocation), invocation.args);
   }
 
   /** The pool, started on first need; piscina itself is loaded only then (~8 MB). */

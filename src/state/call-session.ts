@@ -33,11 +33,15 @@ export class CallSession {
   /** Set when an isolated method's copy of the view came back in its place. */
   #returned: Map<string, string> | undefined = undefined;
 
-  private constructor(store: SessionStore, identity: SessionIdentity, maxBytes: number, loaded: ReadonlyMap<string, string> | null) {
+  /** Set for a call whose method cannot read `ctx.session`: nothing was loaded. */
+  readonly #skipped: boolean;
+
+  private constructor(store: SessionStore, identity: SessionIdentity, maxBytes: number, loaded: ReadonlyMap<string, string> | null, skipped = false) {
     this.#store = store;
     this.#identity = identity;
     this.#maxBytes = maxBytes;
     this.#loaded = loaded;
+    this.#skipped = skipped;
   }
 
   /**
@@ -46,8 +50,17 @@ export class CallSession {
    */
   get view(): SessionView {
     const loaded = this.#loaded;
-    this.#view ??= loaded ? sessionView(this.#identity.id, this.#identity.createdAt, loaded) : unavailableSessionView(this.#identity.id, this.#identity.createdAt);
+    const { id, createdAt } = this.#identity;
+    this.#view ??= loaded ? sessionView(id, createdAt, loaded) : this.#skipped ? unavailableSessionView(id, createdAt, notLoaded) : unavailableSessionView(id, createdAt);
     return this.#view;
+  }
+
+  /**
+   * The session of a call whose method cannot read `ctx.session` (src/discovery/session-use.ts
+   * decides when the method is loaded): the store is not asked, and nothing is saved.
+   */
+  static withoutData(store: SessionStore, identity: SessionIdentity): CallSession {
+    return new CallSession(store, identity, 0, null, true);
   }
 
   /**
@@ -71,7 +84,7 @@ export class CallSession {
     );
   }
 
-  /** False when the store could not be reached: an isolated method builds the refusing view itself. */
+  /** False when the store could not be reached (or was not asked): an isolated method builds the refusing view itself. */
   get available(): boolean {
     return this.#loaded !== null;
   }
@@ -100,4 +113,12 @@ export class CallSession {
     if (changes === null) return undefined;
     return this.#store.save(this.#identity.id, changes, this.#identity.expiresAt * 1000, this.#maxBytes);
   }
+}
+
+/**
+ * Never expected: the reading of the method's source ruled this out. Should it ever happen,
+ * the call fails loudly (a 500 with this in the log) rather than see a session without its data.
+ */
+function notLoaded(): Error {
+  return new Error("ctx.session's data was not loaded: this method's source was read as never using ctx.session (README \"Session data\")");
 }

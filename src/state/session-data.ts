@@ -65,9 +65,9 @@ export function changesBetween(loaded: ReadonlyMap<string, string>, now: Readonl
  * `createdAt` still read, and anything else (reading, writing or listing a field) throws
  * 503 SESSION_STORE_UNAVAILABLE, so only calls that use the data fail.
  */
-export function unavailableSessionView(id: string, createdAt: number): SessionView {
+export function unavailableSessionView(id: string, createdAt: number, refusal: () => Error = () => errorOf("SESSION_STORE_UNAVAILABLE")): SessionView {
   const refuse = (): never => {
-    throw errorOf("SESSION_STORE_UNAVAILABLE");
+    throw refusal();
   };
   const base = { id, createdAt };
   return new Proxy(base as SessionView, {

@@ -38,6 +38,24 @@ async function withServer(root: string, dev: boolean, run: (app: TestServer) => 
   }
 }
 
+describe("dev mode: a rate limit", () => {
+  it("holds for a method whose file changed while the server runs, and for a new item's", async () => {
+    const limited = (name: string) => `export const policy = { ${name}: { auth: { public: true }, runtime: { rateLimit: { points: 1, durationMs: 60000, key: "global" } } } };
+      export function ${name}() { return "ok"; }`;
+    const root = tempApp({ files: { "plugins/p/p.server.mjs": `${PUBLIC(["once"])} export function once() { return "free"; }` } });
+    await withServer(root, true, async (app) => {
+      expect((await call(app, "plugin/p/once")).status).toBe(200);
+      edit(root, "plugins/p/p.server.mjs", limited("once"));
+      edit(root, "plugins/q/q.server.mjs", limited("twice"));
+      for (const path of ["plugin/p/once", "plugin/q/twice"]) {
+        expect((await call(app, path)).status).toBe(200);
+        const refused = await call(app, path);
+        expect([refused.status, refused.body.code]).toEqual([429, "RPC_RATE_LIMITED"]);
+      }
+    });
+  });
+});
+
 describe("dev mode: an edited helper", () => {
   it("reloads every server file that imports it, in any item and through a chain, with one fresh instance of it", async () => {
     const root = tempApp({

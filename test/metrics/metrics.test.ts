@@ -175,8 +175,9 @@ describe("metrics in a cluster", () => {
       expect(delta(after, "app_rpc_streams_ended_total", { ...ticks, code: "OK" })).toBe(4);
       expect(delta(after, "app_rpc_stream_events_total", ticks)).toBe(8);
       expect(delta(after, "app_rpc_stream_duration_seconds_count", ticks)).toBe(4);
-      // A worker's session data lives in the master: its store's kind is "cluster".
-      expect(delta(after, "app_session_store_duration_seconds_count", { kind: "cluster", operation: "load" })).toBe(6);
+      // A worker's session data lives in the master: its store's kind is "cluster". Only
+      // `remember` and `recall` load it: the streams never read ctx.session.
+      expect(delta(after, "app_session_store_duration_seconds_count", { kind: "cluster", operation: "load" })).toBe(2);
       expect(delta(after, "app_session_store_duration_seconds_count", { kind: "cluster", operation: "save" })).toBe(1);
       expect(sample(after, "app_session_store_circuit_open", { kind: "cluster" })).toBe(0);
     }

@@ -75,6 +75,17 @@ describe("CallLifetime timeout", () => {
     expect((lifetime.reason as CallTimeoutError).timeoutMs).toBe(100);
   });
 
+  it("armTimeout arms a timer only when none is armed: it never starts the budget over", () => {
+    const lifetime = new CallLifetime();
+    lifetime.armTimeout(100);
+    vi.advanceTimersByTime(90);
+    lifetime.armTimeout(100);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(10);
+    expect(lifetime.ended).toBe(true);
+    expect((lifetime.reason as CallTimeoutError).timeoutMs).toBe(100);
+  });
+
   it("startTimeout with a different budget starts the new budget from now, and the error reports it", () => {
     for (const [first, second] of [
       [100, 250],
