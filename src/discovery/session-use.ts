@@ -7,7 +7,7 @@
  * reach `ctx.session` only through its first parameter, by name (or through `arguments`
  * or `eval`), so it cannot when its source never says `session` and every use of that
  * parameter is a plain property read (`ctx.log`, `ctx?.signal`). Passing `ctx` on
- * (`helper(ctx)`), destructuring it, computed reads (`ctx[name]`), escapes (`\u0073`),
+ * (`helper(ctx)`), destructuring or spreading it (`{ ...ctx }`), computed reads (`ctx[name]`), escapes (`\u0073`),
  * bound or native functions and parameter lists this reading does not follow all count as
  * a use.
  */
@@ -27,7 +27,10 @@ export function mayUseSession(fn: (...args: never[]) => unknown): boolean {
   if (param === null) return false;
   if (param === undefined) return true;
   let declared = false;
-  for (const match of source.matchAll(new RegExp(`(?<![\\w$.])${param.replace(/\$/g, "\\$")}(?![\\w$])`, "g"))) {
+  for (const match of source.matchAll(new RegExp(`(?<![\\w$])${param.replace(/\$/g, "\\$")}(?![\\w$])`, "g"))) {
+    // `other.ctx` is another object's property, not the parameter; `...ctx` (a spread) is.
+    const before = source.slice(Math.max(0, match.index - 3), match.index);
+    if (before.endsWith(".") && before !== "...") continue;
     // The first is the parameter itself: every later one must read a named property.
     if (!declared) {
       declared = true;

@@ -36,6 +36,7 @@ describe("mayUseSession", () => {
     ["a bound function", function f(ctx: { x: unknown }) { return ctx.x; }.bind(null)],
     ["ctx in a template", function f(ctx: unknown) { return `${String(ctx)}`; }],
     ["ctx copied", function f(ctx: { x: unknown }) { const c = ctx; return c.x; }],
+    ["ctx spread into an object", function f(ctx: object) { return helper({ ...ctx }); }],
     ["a computed method name", { ["c" + "m"](ctx: { x: unknown }) { return ctx.x; } }.cm!],
     ["a class", class Exported {} as unknown as Fn],
   ])("yes: %s", (_name, fn) => {
