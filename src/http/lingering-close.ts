@@ -59,7 +59,24 @@ let sweeper: NodeJS.Timeout | undefined;
  */
 function drainKeepingConnection(req: IncomingMessage): void {
   draining.set(req, Date.now() + LINGER_MAX_MS);
+  // Forgotten as soon as its body is in: held until the next sweep, each refused request
+  // lived long enough to reach V8's old generation, and a CPU profile of refusals showed
+  // that as twice the echo's garbage-collection time.
+  req.once("end", forgetDrained);
   sweeper ??= setInterval(sweepDrains, LINGER_MAX_MS / 4).unref();
+}
+
+function forgetDrained(this: IncomingMessage): void {
+  draining.delete(this);
+}
+
+/**
+ * A refusal answered from the headers is sent while Node's parser may still be inside the
+ * packet that carries the body: by the next tick the parser has read the rest of it. Only
+ * a body still missing then is watched.
+ */
+function watchUnlessArrived(req: IncomingMessage): void {
+  if (!req.complete && !req.socket.destroyed) drainKeepingConnection(req);
 }
 
 function sweepDrains(): void {
@@ -87,8 +104,9 @@ function sweepDrains(): void {
 export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse, keepSmall = false): boolean {
   if (!hasUnreadBody(req)) return false;
   if (keepSmall && drainable(req)) {
-    // Usually the parser has the whole small body by now: Node drops it, nothing to watch.
-    if (!req.complete) drainKeepingConnection(req);
+    // Usually the parser has the whole small body by now, or will once it is through the
+    // current packet: Node drops it, nothing to watch.
+    if (!req.complete) process.nextTick(watchUnlessArrived, req);
     return false;
   }
   if (!res.headersSent) res.setHeader("connection", "close");

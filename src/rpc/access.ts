@@ -4,7 +4,7 @@
  * because the context they need is named in the body.
  */
 import type { FastifyRequest } from "fastify";
-import { errorOf, refusalOf } from "../errors/http-error.js";
+import { errorOf, refusalOf, type HttpError } from "../errors/http-error.js";
 import { originAllowed, originMismatch, type OriginPolicy } from "../auth/origin.js";
 import type { Session } from "../auth/session.js";
 import { SessionCheck } from "../auth/session-cache.js";
@@ -24,14 +24,15 @@ export interface AccessResult {
 
 /**
  * Synchronous unless `auth.public` is a function: most calls pass these checks without a
- * promise or an extra tick before the body is read.
+ * promise or an extra tick before the body is read. A refusal is returned, not thrown (a
+ * throw was the largest single cost of a refused call: docs/reference/benchmarks.md "Refusals").
  */
 export function checkAccess(
   request: FastifyRequest,
   entry: MethodEntry,
   sessions: SessionCheck,
   originPolicy: OriginPolicy,
-): AccessResult | Promise<AccessResult> {
+): AccessResult | HttpError | Promise<AccessResult | HttpError> {
   const checked = sessions.session(readSessionCookie(request.headers));
   const session = checked?.session ?? null;
   const csrfOk = checked !== null && SessionCheck.csrfMatches(checked, request.headers["x-app-csrf"]);
@@ -59,15 +60,15 @@ function decide(
   verified: Session | null,
   csrfOk: boolean,
   originOk: boolean,
-): AccessResult {
+): AccessResult | HttpError {
   if (isPublic || !entry.policy.requireSession) return { session: verified, isPublic };
-  if (!session) throw refusalOf("RPC_NO_SESSION");
-  if (!csrfOk) throw refusalOf("RPC_BAD_CSRF");
+  if (!session) return refusalOf("RPC_NO_SESSION");
+  if (!csrfOk) return refusalOf("RPC_BAD_CSRF");
   if (!originOk) {
     // The log (not the answer) names both origins: answer.ts logs an HttpError's cause.
     const refused = errorOf("RPC_BAD_ORIGIN");
     Object.defineProperty(refused, "cause", { value: originMismatch(request.headers, isEncrypted(request), originPolicy) });
-    throw refused;
+    return refused;
   }
   return { session, isPublic };
 }

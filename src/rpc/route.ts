@@ -9,7 +9,7 @@
  *        → session data saved) → answer (JSON, or a stream's terminal record) + one log event.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { errorOf } from "../errors/http-error.js";
+import { errorOf, HttpError } from "../errors/http-error.js";
 import { contextHasVerifiers, resolveVerifierContext, runRpcVerifiers } from "../auth/rpc-contexts.js";
 import { CallLifetime, ClientGoneError } from "../runtime/call-lifetime.js";
 import type { RpcRuntime } from "../runtime/runtime.js";
@@ -31,7 +31,7 @@ import type { RpcBody } from "./body.js";
 import { CallFiles } from "../runtime/call-files.js";
 import { FileResult } from "../plugin-api/file-result.js";
 import { answerFile } from "./file-answer.js";
-import { startCall } from "../runtime/call.js";
+import { startCall, type RpcCall } from "../runtime/call.js";
 import { checkStreamMode, resolveInDevMode, resolveMethod, resolveTargetItem } from "./target.js";
 import { NdjsonStream } from "./ndjson-stream.js";
 import { validateInput } from "./validate-input.js";
@@ -112,13 +112,22 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
     });
     try {
       if (request.method !== "POST") throw errorOf("RPC_METHOD_NOT_ALLOWED");
+      // The checks before the body return their refusal rather than throw it (a throw,
+      // unwound through Fastify's handler, was the largest single cost of a refused call in
+      // a CPU profile: docs/reference/benchmarks.md "Refusals").
       let target: Target;
       let entry: MethodEntry;
       if (options.devReload) {
-        ({ target, entry } = await resolveInDevMode(options.devReload, options.registry, call.kind, call.id, call.method));
+        const found = await resolveInDevMode(options.devReload, options.registry, call.kind, call.id, call.method);
+        if (found instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, found, answer);
+        ({ target, entry } = found);
       } else {
-        target = resolveTargetItem(options.registry, call.kind, call.id);
-        entry = resolveMethod(target, call.method);
+        const item = resolveTargetItem(options.registry, call.kind, call.id);
+        if (item instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, item, answer);
+        const named = resolveMethod(item, call.method);
+        if (named instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, named, answer);
+        target = item;
+        entry = named;
       }
       nameRpcSpan(call, entry);
       // One timer per call: a `timeoutMs` for the checks, the body and the verifiers, and
@@ -132,6 +141,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
       if (checked instanceof Promise) lifetime.armTimeout(timeoutMs);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
+      if (access instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, access, answer);
       // Before the session's data or the body is touched, so that a refusal costs no more
       // than a refusal; a method without a `rateLimit` has no step here at all. Its step was
       // given to it when it was loaded; counted in this process, it answers at once.
@@ -141,7 +151,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         const checking = limits.check(false, access.session?.id ?? null, request.ip, null);
         if (checking instanceof Promise) lifetime.armTimeout(timeoutMs);
         const refused = checking instanceof Promise ? await checking : checking;
-        if (refused) throw refused;
+        if (refused) return refuseBeforeBody(reply, call, lifetime, refused, answer);
       }
       lifetime.armTimeout(timeoutMs);
       // The session's data is loaded while the body arrives; awaited before the method runs.
@@ -214,17 +224,15 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         stream,
         files,
       });
+      // An open breaker's or a full queue's refusal, returned for the same reason as above.
+      if (result instanceof HttpError) return await answerFailure(reply, call, lifetime, files, result, answer, stream);
       if (result instanceof FileResult) await answerFile(reply, call, result, answer, target.dir, files, 3 * options.config.rpc.streamHeartbeatMs);
       // Most calls made no folder: nothing to wait for.
       const disposing = files.dispose();
       if (disposing) await disposing;
       if (!(result instanceof FileResult)) answerResult(reply, call, result, answer, stream);
     } catch (error) {
-      // Refused before the method ran: nothing is left for the timer to bound.
-      if (call.phase === "check") lifetime.dispose();
-      const disposing = files.dispose();
-      if (disposing) await disposing;
-      answerError(reply, call, error, answer, stream);
+      await answerFailure(reply, call, lifetime, files, error, answer, stream);
     }
     return reply;
   }
@@ -251,6 +259,31 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       return reply;
     },
   });
+}
+
+/** A call the checks before its body refused: no file, folder or stream to end yet. */
+function refuseBeforeBody(reply: FastifyReply, call: RpcCall, lifetime: CallLifetime, error: HttpError, answer: AnswerOptions): FastifyReply {
+  lifetime.dispose();
+  answerError(reply, call, error, answer);
+  return reply;
+}
+
+/** Any other failure: its uploads and folder are removed before the answer. */
+async function answerFailure(
+  reply: FastifyReply,
+  call: RpcCall,
+  lifetime: CallLifetime,
+  files: CallFiles,
+  error: unknown,
+  answer: AnswerOptions,
+  stream: NdjsonStream | null,
+): Promise<FastifyReply> {
+  // Refused before the method ran: nothing is left for the timer to bound.
+  if (call.phase === "check") lifetime.dispose();
+  const disposing = files.dispose();
+  if (disposing) await disposing;
+  answerError(reply, call, error, answer, stream);
+  return reply;
 }
 
 /** `/__rpc/<kind>/<id>/<method>` with three non-empty segments, each decoded as the router would; else null. */

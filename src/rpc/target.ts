@@ -3,21 +3,24 @@
  * so `toString`, `constructor`, `__proto__` or `hasOwnProperty` never resolve.
  */
 import { closest } from "../config/did-you-mean.js";
-import { errorOf, refusalOf, type HttpError } from "../errors/http-error.js";
+import { errorOf, HttpError, refusalOf } from "../errors/http-error.js";
 import type { DevReload } from "../discovery/dev-reload.js";
 import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 
-export function resolveTargetItem(registry: Registry, kind: string, id: string): Target {
+// A refusal is returned, not thrown: a throw was the largest single cost of a refused call
+// in a CPU profile (docs/reference/benchmarks.md "Refusals").
+
+export function resolveTargetItem(registry: Registry, kind: string, id: string): Target | HttpError {
   const target = registry.target(kind, id);
-  if (!target) throw refusalOf("RPC_UNKNOWN_TARGET");
+  if (!target) return refusalOf("RPC_UNKNOWN_TARGET");
   // Why it failed is in the log; the caller only learns that it did.
-  if (target.failure) throw refusalOf("RPC_TARGET_UNAVAILABLE");
+  if (target.failure) return refusalOf("RPC_TARGET_UNAVAILABLE");
   return target;
 }
 
-export function resolveMethod(target: Target, method: string, dev = false): MethodEntry {
+export function resolveMethod(target: Target, method: string, dev = false): MethodEntry | HttpError {
   const entry = target.methods.get(method);
-  if (!entry) throw dev ? unknownInDevMode(target, method) : refusalOf("RPC_UNKNOWN_METHOD");
+  if (!entry) return dev ? unknownInDevMode(target, method) : refusalOf("RPC_UNKNOWN_METHOD");
   return entry;
 }
 
@@ -37,13 +40,16 @@ function unknownInDevMode(target: Target, method: string): HttpError {
  * nobody knows yet (a new item, a new server file's method) is looked for on disk before
  * it is refused (src/discovery/dev-reload.ts).
  */
-export async function resolveInDevMode(reload: DevReload, registry: Registry, kind: string, id: string, method: string): Promise<{ target: Target; entry: MethodEntry }> {
+export async function resolveInDevMode(reload: DevReload, registry: Registry, kind: string, id: string, method: string): Promise<{ target: Target; entry: MethodEntry } | HttpError> {
   if (registry.target(kind, id) === undefined && (kind === "plugin" || kind === "module")) await reload.findNewItems();
   const target = resolveTargetItem(registry, kind, id);
-  if (target.kind === "server") return { target, entry: resolveMethod(target, method, true) };
-  await reload.refresh(target);
-  if (!target.methods.has(method)) await reload.findNewFiles(target);
-  return { target, entry: resolveMethod(target, method, true) };
+  if (target instanceof HttpError) return target;
+  if (target.kind !== "server") {
+    await reload.refresh(target);
+    if (!target.methods.has(method)) await reload.findNewFiles(target);
+  }
+  const entry = resolveMethod(target, method, true);
+  return entry instanceof HttpError ? entry : { target, entry };
 }
 
 /** The stream header must match the method: a mismatch is refused before the method runs. */

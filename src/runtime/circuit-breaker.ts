@@ -6,7 +6,7 @@
  *   open   --resetAfterMs elapsed, next call--> trial (exactly one call let through)
  *   trial  --success--> closed (count cleared);  --failure--> open for a fresh resetAfterMs
  */
-import { errorOf } from "../errors/http-error.js";
+import { errorOf, type HttpError } from "../errors/http-error.js";
 
 export type BreakerState = "closed" | "open" | "trial";
 export type CallOutcome = "success" | "failure" | "neutral";
@@ -18,10 +18,11 @@ export interface Breaker {
   readonly failureThreshold: number;
   readonly resetAfterMs: number;
   /**
-   * Lets a call through (true when it is the trial) or throws RPC_CIRCUIT_OPEN. A shared
-   * breaker answers at once while closed, and asks its store only to claim a trial.
+   * Lets a call through (true when it is the trial) or returns its RPC_CIRCUIT_OPEN refusal
+   * (returned, not thrown: see docs/reference/benchmarks.md "Refusals"). A shared breaker
+   * answers at once while closed, and asks its store only to claim a trial.
    */
-  admit(): boolean | Promise<boolean>;
+  admit(): boolean | HttpError | Promise<boolean | HttpError>;
   record(outcome: CallOutcome, isTrial: boolean): void;
 }
 
@@ -127,10 +128,10 @@ export class CircuitBreaker implements Breaker {
   }
 
   /**
-   * Lets a call through or throws RPC_CIRCUIT_OPEN. Returns true when the call is the
+   * Lets a call through or returns RPC_CIRCUIT_OPEN. Returns true when the call is the
    * trial, whose outcome decides the next state.
    */
-  admit(now = Date.now()): boolean {
+  admit(now = Date.now()): boolean | HttpError {
     const counts = this.#counts;
     if (counts.state === "closed") return false;
     if (counts.state === "open" && now >= counts.openUntil) {
@@ -140,7 +141,7 @@ export class CircuitBreaker implements Breaker {
     }
     // Open, or a trial already under way: nobody else gets through.
     const retryAfterMs = counts.state === "open" ? counts.openUntil - now : this.resetAfterMs;
-    throw errorOf("RPC_CIRCUIT_OPEN", { key: this.key, retryAfterMs: Math.max(1, retryAfterMs) });
+    return errorOf("RPC_CIRCUIT_OPEN", { key: this.key, retryAfterMs: Math.max(1, retryAfterMs) });
   }
 
   record(outcome: CallOutcome, isTrial: boolean, now = Date.now()): void {

@@ -5,7 +5,7 @@
  * without ever taking a slot. Methods sharing a `concurrencyKey` share one gate, and each
  * call is held to its own method's limits.
  */
-import { errorOf } from "../errors/http-error.js";
+import { errorOf, type HttpError } from "../errors/http-error.js";
 import type { CallLifetime } from "./call-lifetime.js";
 
 interface Waiter {
@@ -36,15 +36,15 @@ export class ConcurrencyLimiter {
 
   /**
    * `true` when a slot was free and is now taken; otherwise a promise of the slot that
-   * settles once it is handed over, or rejects when the call ends first. Throws
-   * RPC_QUEUE_FULL when the queue is full.
+   * settles once it is handed over, or rejects when the call ends first. RPC_QUEUE_FULL,
+   * returned rather than thrown (docs/reference/benchmarks.md "Refusals"), when the queue is full.
    */
-  acquire(lifetime: CallLifetime, maxConcurrency = this.maxConcurrency, queueLimit = this.queueLimit): true | Promise<void> {
+  acquire(lifetime: CallLifetime, maxConcurrency = this.maxConcurrency, queueLimit = this.queueLimit): true | HttpError | Promise<void> {
     if (this.#active < maxConcurrency) {
       this.#active += 1;
       return true;
     }
-    if (this.#waiting.size >= queueLimit) throw errorOf("RPC_QUEUE_FULL", { limit: queueLimit });
+    if (this.#waiting.size >= queueLimit) return errorOf("RPC_QUEUE_FULL", { limit: queueLimit });
     lifetime.throwIfEnded();
     return new Promise<void>((resolve, reject) => {
       const onEnd = (reason: unknown) => {

@@ -11,7 +11,7 @@
  * its session's save) really ends, even when the caller was already answered.
  */
 import type { MethodEntry } from "../discovery/registry.js";
-import { isHttpError } from "../errors/http-error.js";
+import { HttpError, isHttpError } from "../errors/http-error.js";
 import type { IsolationSettings } from "../config/schema.js";
 import { CircuitBreakers, type BreakerRegistry, type BreakerTransition, type CallOutcome } from "./circuit-breaker.js";
 import { SharedCircuitBreakers } from "./shared-circuit-breaker.js";
@@ -73,7 +73,13 @@ export class RpcRuntime {
     }
   }
 
-  async run(invocation: Invocation): Promise<SerializedResult | FileResult> {
+  /**
+   * The method's result, or the refusal of a breaker that is open or a queue that is full:
+   * returned, not thrown, because a throw unwound through the gateway's handler was the
+   * largest single cost of such a refusal in a CPU profile (docs/reference/benchmarks.md
+   * "Refusals").
+   */
+  async run(invocation: Invocation): Promise<SerializedResult | FileResult | HttpError> {
     const { entry, call, lifetime } = invocation;
     const { policy } = entry;
     const breaker = policy.circuitBreaker
@@ -83,8 +89,10 @@ export class RpcRuntime {
     // before the breaker, the queue or a worker sees the call.
     const isolatedArgs = isIsolated(entry) ? packIsolatedArgs(invocation.args, invocation.files?.placements()) : null;
     // A shared breaker answers at once unless it has a trial to claim from its store.
-    let isTrial = breaker ? breaker.admit() : false;
-    if (typeof isTrial !== "boolean") isTrial = await isTrial;
+    let admitted = breaker ? breaker.admit() : false;
+    if (admitted instanceof Promise) admitted = await admitted;
+    if (admitted instanceof HttpError) return admitted;
+    const isTrial = admitted;
     // The queue wait and the method share one whole `timeoutMs`, whatever the body took.
     lifetime.startTimeout(policy.timeoutMs);
     let work: Promise<unknown> | undefined;
@@ -98,6 +106,10 @@ export class RpcRuntime {
       if (policy.maxConcurrency !== undefined) {
         const candidate = this.#limiters.for(policy.concurrencyKey, policy.maxConcurrency, policy.queueLimit);
         const slot = candidate.acquire(lifetime, policy.maxConcurrency, policy.queueLimit);
+        if (slot instanceof HttpError) {
+          breaker?.record(outcomeOf(slot), isTrial);
+          return slot;
+        }
         if (slot !== true) {
           call.queued = true;
           await slot;

@@ -15,7 +15,7 @@
  * and runs its own trials, as a per-process breaker does (a breaker is a protection, not a
  * requirement), and the store's state takes over again once it is back.
  */
-import { errorOf } from "../errors/http-error.js";
+import { errorOf, type HttpError } from "../errors/http-error.js";
 import type { SharedBreakerStore, SharedBreakerView } from "../state/shared-state.js";
 import {
   recordOutcome,
@@ -83,7 +83,7 @@ export class SharedCircuitBreaker implements Breaker {
     if (ms > this.#trialLeaseMs) this.#trialLeaseMs = ms;
   }
 
-  admit(): boolean | Promise<boolean> {
+  admit(): boolean | HttpError | Promise<boolean | HttpError> {
     if (this.#readIn !== this.#store.generation && this.#store.ready && Date.now() >= this.#nextReadAt) return this.refresh().then(() => this.#admitKnown());
     return this.#admitKnown();
   }
@@ -113,13 +113,13 @@ export class SharedCircuitBreaker implements Breaker {
     }
   }
 
-  #admitKnown(): boolean | Promise<boolean> {
+  #admitKnown(): boolean | HttpError | Promise<boolean | HttpError> {
     if (this.#state === "closed") return false;
     const now = Date.now();
-    if (this.#state === "open" && now < this.#until) throw this.#refusal(this.#until - now);
+    if (this.#state === "open" && now < this.#until) return this.#refusal(this.#until - now);
     // A trial under way here, another process's trial whose claim still holds, or a claim
     // this process is making: nobody else gets through.
-    if ((this.#state === "trial" && (this.#ownTrial !== null || now < this.#until)) || this.#claiming) throw this.#refusal(this.resetAfterMs);
+    if ((this.#state === "trial" && (this.#ownTrial !== null || now < this.#until)) || this.#claiming) return this.#refusal(this.resetAfterMs);
     if (!this.#store.ready) return this.#claimHere();
     this.#claiming = true;
     return this.#store.claimTrial(this.key, this.#trialLeaseMs + TRIAL_LEASE_MARGIN_MS).then(
@@ -135,7 +135,7 @@ export class SharedCircuitBreaker implements Breaker {
         this.show(claim.view);
         // Closed meanwhile by another process's trial: an ordinary call.
         if (this.#state === "closed") return false;
-        throw this.#refusal(this.#state === "open" ? this.#until - Date.now() : this.resetAfterMs);
+        return this.#refusal(this.#state === "open" ? this.#until - Date.now() : this.resetAfterMs);
       },
       (error: unknown) => {
         this.#claiming = false;
@@ -212,7 +212,7 @@ export class SharedCircuitBreaker implements Breaker {
     this.#state = state;
   }
 
-  #refusal(retryAfterMs: number) {
+  #refusal(retryAfterMs: number): HttpError {
     return errorOf("RPC_CIRCUIT_OPEN", { key: this.key, retryAfterMs: Math.max(1, Math.ceil(retryAfterMs)) });
   }
 }

@@ -244,6 +244,38 @@ describe("an early answer to an upload reaches the client", () => {
       expect(result.cutAfterMs).toBeLessThan(6_000);
     });
 
+    it("keeps the connection when a refused call's small body arrives after the answer", async () => {
+      // The headers alone, then (once the 401 is in) the 16 declared bytes and a second call.
+      const socket = connect(Number(new URL(url).port), "127.0.0.1");
+      const head = (length: number) => `POST /__rpc/plugin/matrix/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+      let received = "";
+      const answers = (count: number) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => (received.split("HTTP/1.1 401").length - 1 >= count ? resolve() : undefined);
+          socket.on("data", (chunk: Buffer) => ((received += chunk.toString("latin1")), check()));
+          socket.once("close", () => reject(new Error(`closed after: ${received}`)));
+          check();
+        });
+      socket.write(head(16));
+      await answers(1);
+      expect(received).toMatch(/connection: keep-alive/i);
+      socket.write('{"args":["late"]}'.slice(0, 16) + head(2) + "{}");
+      await answers(2);
+      socket.destroy();
+    });
+
+    it("cuts a refused call whose small declared body never comes, after about two seconds", async () => {
+      const socket = connect(Number(new URL(url).port), "127.0.0.1");
+      const started = performance.now();
+      let received = "";
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      socket.write("POST /__rpc/plugin/matrix/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n");
+      await new Promise((resolve) => socket.once("close", resolve));
+      expect(received).toMatch(/^HTTP\/1\.1 401/);
+      expect(performance.now() - started).toBeGreaterThan(1_500);
+      expect(performance.now() - started).toBeLessThan(6_000);
+    });
+
     it("cuts a client that goes quiet sooner", async () => {
       // Quiet for a second after its first chunk, then a chunk every 50 ms: cut during the silence.
       const result = await endlessUpload(url, "/proxy/up/x", {}, 50, 1_000);

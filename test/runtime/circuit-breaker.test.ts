@@ -21,19 +21,15 @@ const breakerOf = (key = "upstream") => new CircuitBreaker(key, THRESHOLD, RESET
 /** One call as the runtime makes it: admit, run, record. Returns whether it was the trial. */
 function call(breaker: CircuitBreaker, outcome: CallOutcome): boolean {
   const isTrial = breaker.admit();
+  if (isTrial instanceof HttpError) throw isTrial;
   breaker.record(outcome, isTrial);
   return isTrial;
 }
 
-/** The refusal `admit` throws; fails the test when the call is let through instead. */
+/** The refusal `admit` returns; fails the test when the call is let through instead. */
 function refusal(breaker: CircuitBreaker): HttpError {
-  let admitted: boolean;
-  try {
-    admitted = breaker.admit();
-  } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    return error as HttpError;
-  }
+  const admitted = breaker.admit();
+  if (admitted instanceof HttpError) return admitted;
   throw new Error(`expected RPC_CIRCUIT_OPEN, the call was let through (trial: ${admitted})`);
 }
 
@@ -161,6 +157,7 @@ describe("CircuitBreaker", () => {
     const breaker = breakerOf();
     // Admitted while closed, still running when the breaker opens.
     const straggler = breaker.admit();
+    if (straggler instanceof HttpError) throw straggler;
     openBreaker(breaker);
     breaker.record("success", straggler);
     expect(breaker.state).toBe("open");

@@ -202,7 +202,7 @@ describeWithRedis("shared circuit breakers", () => {
     await new Promise((resolve) => setTimeout(resolve, RESET_MS + 20));
     // The trial is this process's own, without Redis.
     expect(onA.admit()).toBe(true);
-    expect(() => onA.admit()).toThrow();
+    expect(onA.admit()).toMatchObject({ code: "RPC_CIRCUIT_OPEN" });
     await redis.restart();
     await waitFor(() => a.connection.ready && b.connection.ready, 5_000, "both to reconnect");
     // Redis's state (empty after the restart) takes over again.
