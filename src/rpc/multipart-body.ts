@@ -11,7 +11,8 @@
  * the last part is in.
  */
 import type { IncomingMessage } from "node:http";
-import { Busboy, type BusboyFileStream } from "@fastify/busboy";
+import { createRequire } from "node:module";
+import type { Busboy as BusboyClass, BusboyFileStream } from "@fastify/busboy";
 import { errorOf } from "../errors/http-error.js";
 import type { ResolvedPolicy } from "../discovery/policy.js";
 import type { CallLifetime } from "../runtime/call-lifetime.js";
@@ -20,6 +21,12 @@ import { endedRead, parseRpcBody, readBoundedBody, type RpcBody } from "./body.j
 import { DEFAULT_FILE_TYPE, fileTypeAllowed } from "./file-types.js";
 
 const FILE_PART = /^file:(0|[1-9]\d{0,5})$/;
+
+/**
+ * The parser, loaded by the first multipart call: a server whose methods take no files
+ * never holds it (docs/reference/benchmarks.md "Memory"). Its package is CommonJS.
+ */
+let Busboy: typeof BusboyClass | undefined;
 
 export function isMultipart(contentType: string | undefined): boolean {
   return contentType !== undefined && /^\s*multipart\/form-data\s*(?:;|$)/i.test(contentType);
@@ -50,8 +57,9 @@ function readMultipartBody(req: IncomingMessage, policy: ResolvedPolicy, lifetim
   const declared = req.headers["content-length"];
   if (declared !== undefined && Number(declared) > maxBodyBytes) return Promise.reject(errorOf("RPC_PAYLOAD_TOO_LARGE", { limit: maxBodyBytes }));
   if (lifetime.ended || req.destroyed) return Promise.reject(endedRead(lifetime.reason));
-  let parser: InstanceType<typeof Busboy>;
+  let parser: InstanceType<typeof BusboyClass>;
   try {
+    Busboy ??= (createRequire(import.meta.url)("@fastify/busboy") as { Busboy: typeof BusboyClass }).Busboy;
     parser = new Busboy({
       headers: req.headers as { "content-type": string },
       limits: {

@@ -6,39 +6,39 @@
  * the cost is reading two headers, and making two ids only for a caller that asks for them.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import {
-  ProxyTracerProvider,
-  SpanKind,
-  SpanStatusCode,
-  context as otelContext,
-  createTraceState,
-  isSpanContextValid,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-  type Tracer,
-  type TracerProvider,
-} from "@opentelemetry/api";
+import type { Attributes, Context, Span, Tracer, TracerProvider } from "@opentelemetry/api";
+import { otelApiIfRegistered, type OtelApi } from "./otel-api.js";
 import { parseTraceparent, parseTracestate, randomSpanId, randomTraceId, traceContextOf, type TraceContext, type TraceParent } from "./trace-context.js";
 
 const TRACER_NAME = "@counterpart-viewer/server";
 
 // The API answers with its own no-op provider until an SDK registers one; a fresh proxy
 // hands out that same no-op object, so one comparison tells whether anyone registered.
-const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+let noopProvider: TracerProvider | null = null;
 let cachedProvider: TracerProvider | null = null;
 let cachedTracer: Tracer | null = null;
+
+/** The API, once a span exists: only then was it loaded (./otel-api.ts). */
+function api(): OtelApi {
+  const loaded = otelApiIfRegistered();
+  if (loaded === null) throw new Error("a span exists, but no OpenTelemetry API was loaded");
+  return loaded;
+}
 
 /**
  * The registered SDK's tracer, or null. Asked on every request (a global read and a
  * comparison), so that an SDK registered after the server started is used from then on.
  */
 export function registeredTracer(): Tracer | null {
+  const otel = otelApiIfRegistered();
+  if (otel === null) return null;
+  const { trace } = otel;
+  noopProvider ??= new otel.ProxyTracerProvider().getDelegate();
   const global = trace.getTracerProvider();
   // Duck-typed: another copy of the API (the operator's) registers its own proxy class.
-  const delegate = typeof (global as Partial<ProxyTracerProvider>).getDelegate === "function" ? (global as ProxyTracerProvider).getDelegate() : global;
-  if (delegate === NOOP_PROVIDER) return null;
+  const proxy = global as TracerProvider & { getDelegate?: () => TracerProvider };
+  const delegate = typeof proxy.getDelegate === "function" ? proxy.getDelegate() : global;
+  if (delegate === noopProvider) return null;
   if (delegate !== cachedProvider) {
     cachedProvider = delegate;
     cachedTracer = delegate.getTracer(TRACER_NAME);
@@ -72,6 +72,7 @@ export class RequestTrace {
   }
 
   static #withSpan(tracer: Tracer, parent: TraceParent | null, tracestate: string | undefined, name: string, kind: RequestSpanKind): RequestTrace {
+    const { context: otelContext, trace, createTraceState, isSpanContextValid, SpanKind } = api();
     // A span the operator's own instrumentation made active (an HTTP server span, say) is
     // the parent; else the caller's traceparent; else this request starts the trace.
     const active = otelContext.active();
@@ -157,7 +158,7 @@ export class RequestTrace {
 
   /** Runs `fn` with this request's span active, so that spans the method's own code makes are its children. */
   run<T>(fn: () => T): T {
-    return this.#spanContext && !this.#ended ? otelContext.with(this.#spanContext, fn) : fn();
+    return this.#spanContext && !this.#ended ? api().context.with(this.#spanContext, fn) : fn();
   }
 
   /**
@@ -172,7 +173,7 @@ export class RequestTrace {
     if (span.isRecording()) {
       span.setAttribute("http.response.status_code", status);
       if (code !== undefined) span.setAttribute("error.type", code);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+      if (status >= 500) span.setStatus({ code: api().SpanStatusCode.ERROR, message: code });
     }
     span.end();
   }
