@@ -60,21 +60,41 @@ export function isHttpError(value: unknown): value is HttpError {
   return typeof value === "object" && value !== null && (value as { [HTTP_ERROR]?: unknown })[HTTP_ERROR] === true;
 }
 
-/**
- * An error from the code table, with its declared status and message. Without a stack:
- * these are expected outcomes (a refused call, a full queue), where it points nowhere
- * useful, and capturing it was a measurable part of a refusal's CPU time (`npm run bench`,
- * section "refusals").
- */
-export function errorOf(code: ErrorCode, details: Record<string, unknown> = {}, message?: string): HttpError {
-  const entry = ERROR_CODES[code];
+/** `new` without a stack: an expected outcome's stack points nowhere useful. */
+function withoutStack<T>(make: () => T): T {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return message === undefined ? new CodeTableError(entry.status, code, entry.message, details) : new HttpError(entry.status, code, message, details);
+    return make();
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+/** One error per code, made once: the prototype of every error `errorOf` makes with the table's message. */
+const codeTemplates = new Map<ErrorCode, HttpError>();
+
+/**
+ * An error from the code table, with its declared status and message. These are expected
+ * outcomes (a refused call, a full queue): no stack, and with the table's message no
+ * `Error` constructed either. The error inherits its status, code, message and brand from
+ * its code's template and holds only its own `details`: constructing an Error, even
+ * without a stack, was about 2 µs of a refused call's CPU time in a profile
+ * (docs/reference/benchmarks.md "Refusals"). It is an `HttpError` and an `Error` by
+ * `instanceof`, like any other.
+ */
+export function errorOf(code: ErrorCode, details: Record<string, unknown> = {}, message?: string): HttpError {
+  const entry = ERROR_CODES[code];
+  if (message !== undefined) return withoutStack(() => new HttpError(entry.status, code, message, details));
+  let template = codeTemplates.get(code);
+  if (template === undefined) {
+    template = withoutStack(() => new CodeTableError(entry.status, code, entry.message, {}));
+    codeTemplates.set(code, template);
+  }
+  const error = Object.create(template) as HttpError & { details: Record<string, unknown> };
+  // Its own property, which the template's `readonly` declaration does not stop.
+  (error as { details: Record<string, unknown> }).details = details;
+  return error;
 }
 
 const refusals = new Map<ErrorCode, HttpError>();

@@ -58,7 +58,11 @@ export function errorJson(error: HttpError, mask?: SecretMask | null): string {
   return serialise(error, mask);
 }
 
+/** `{"error":…,"code":…,"details":` for each code-table error's template: the same text every time. */
+const answerPrefixes = new WeakMap<object, string>();
+
 function serialise(error: HttpError, mask?: SecretMask | null): string {
+  if (isFromCodeTable(error) && !Object.hasOwn(error, "message")) return codeTableJson(error);
   let json: string;
   try {
     json = JSON.stringify(error.toJSON());
@@ -67,6 +71,26 @@ function serialise(error: HttpError, mask?: SecretMask | null): string {
     json = JSON.stringify({ error: error.message, code: error.code, details: {} });
   }
   return mask && !isFromCodeTable(error) ? maskJsonAnswer(json, mask) : json;
+}
+
+/**
+ * A code-table error from `errorOf`: its message and code are its template's, written
+ * once; only the details are serialised per answer (about a microsecond less per refusal).
+ */
+function codeTableJson(error: HttpError): string {
+  const template = Object.getPrototypeOf(error) as object;
+  let prefix = answerPrefixes.get(template);
+  if (prefix === undefined) {
+    prefix = `{"error":${JSON.stringify(error.message)},"code":${JSON.stringify(error.code)},"details":`;
+    answerPrefixes.set(template, prefix);
+  }
+  let details: string;
+  try {
+    details = JSON.stringify(error.details) ?? "{}";
+  } catch {
+    details = "{}";
+  }
+  return `${prefix}${details}}`;
 }
 
 /** A refusal about the body itself (too large, too slow) never keeps the connection. */

@@ -225,14 +225,15 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         files,
       });
       // An open breaker's or a full queue's refusal, returned for the same reason as above.
-      if (result instanceof HttpError) return await answerFailure(reply, call, lifetime, files, result, answer, stream);
+      if (result instanceof HttpError) return answerFailure(reply, call, lifetime, files, result, answer, stream);
       if (result instanceof FileResult) await answerFile(reply, call, result, answer, target.dir, files, 3 * options.config.rpc.streamHeartbeatMs);
       // Most calls made no folder: nothing to wait for.
       const disposing = files.dispose();
       if (disposing) await disposing;
       if (!(result instanceof FileResult)) answerResult(reply, call, result, answer, stream);
     } catch (error) {
-      await answerFailure(reply, call, lifetime, files, error, answer, stream);
+      const answered = answerFailure(reply, call, lifetime, files, error, answer, stream);
+      if (answered instanceof Promise) await answered;
     }
     return reply;
   }
@@ -268,8 +269,8 @@ function refuseBeforeBody(reply: FastifyReply, call: RpcCall, lifetime: CallLife
   return reply;
 }
 
-/** Any other failure: its uploads and folder are removed before the answer. */
-async function answerFailure(
+/** Any other failure: its uploads and folder are removed before the answer (no promise when there are none). */
+function answerFailure(
   reply: FastifyReply,
   call: RpcCall,
   lifetime: CallLifetime,
@@ -277,11 +278,16 @@ async function answerFailure(
   error: unknown,
   answer: AnswerOptions,
   stream: NdjsonStream | null,
-): Promise<FastifyReply> {
+): FastifyReply | Promise<FastifyReply> {
   // Refused before the method ran: nothing is left for the timer to bound.
   if (call.phase === "check") lifetime.dispose();
   const disposing = files.dispose();
-  if (disposing) await disposing;
+  if (disposing) {
+    return disposing.then(() => {
+      answerError(reply, call, error, answer, stream);
+      return reply;
+    });
+  }
   answerError(reply, call, error, answer, stream);
   return reply;
 }
