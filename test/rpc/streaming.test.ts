@@ -245,7 +245,8 @@ describe("isolated streaming methods", () => {
   it("emit from the worker thread, in order, with the result last", async () => {
     const stream = await openStream(app.url, "plugin/ticker/isolatedCount", { viewer: app.viewer, args: [{ n: 4 }] });
     await stream.finished;
-    expect(withoutTimes(stream.records)).toEqual([
+    // A worker slow to start on a busy machine may leave the heartbeat time to ping first.
+    expect(withoutTimes(stream.records.filter((record) => !record.ping))).toEqual([
       { event: { i: 0, thread: "worker" } },
       { event: { i: 1, thread: "worker" } },
       { event: { i: 2, thread: "worker" } },
