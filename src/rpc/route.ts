@@ -202,7 +202,10 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       let args = body.args;
       if (entry.policy.input) {
         const checked = validateInput(entry.policy.input, args, lifetime);
-        args = checked instanceof Promise ? await checked : checked;
+        const validated = checked instanceof Promise ? await checked : checked;
+        // Returned, not thrown, for the reason the checks before the body give.
+        if (validated instanceof HttpError) return answerFailure(reply, call, lifetime, files, validated, answer, stream);
+        args = validated;
       }
       const session = opening instanceof Promise ? await lifetime.race(opening) : opening;
       if (entry.policy.streaming) stream = new NdjsonStream(reply, lifetime, options.config.rpc.streamHeartbeatMs);

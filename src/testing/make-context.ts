@@ -210,7 +210,10 @@ export async function callMethod<F extends ServerMethod>(fn: F, ...[input, overr
   // The policy's `input` and `output` checks, by the server's own code: a bad input
   // rejects with the server's 400 RPC_BAD_INPUT, a bad result with 500 RPC_BAD_RESULT
   // (its issues in `details`, as in dev mode), and `output` always runs here.
-  const args = declared?.input ? await checkArgs(declared.input, argsOverTheWire(input)) : argsOverTheWire(input);
+  const wired = argsOverTheWire(input);
+  const validated = declared?.input ? await checkArgs(declared.input, wired) : wired;
+  if (!Array.isArray(validated)) throw validated;
+  const args = validated;
   const test = makeContext<ConfigOf<F>, EventOf<F>>({
     method: fn.name || undefined,
     ...overrides,

@@ -10,18 +10,19 @@ import { runSchema, type StandardSchemaV1 } from "./standard-schema.js";
 /**
  * The method's arguments once `input` has checked them: the schema's output (defaults and
  * transforms applied) as its one argument. The argument is `args[0]` (absent: undefined);
- * a second argument is a bad input, since nothing would check it.
+ * a second argument is a bad input, since nothing would check it. A bad input is the
+ * returned 400 `RPC_BAD_INPUT`, not a throw (docs/reference/benchmarks.md "Refusals").
  */
-export function checkArgs(schema: StandardSchemaV1, args: readonly unknown[]): unknown[] | Promise<unknown[]> {
-  if (args.length > 1) throw badInput([{ path: [], message: `Expected one argument, received ${args.length}` }]);
+export function checkArgs(schema: StandardSchemaV1, args: readonly unknown[]): unknown[] | HttpError | Promise<unknown[] | HttpError> {
+  if (args.length > 1) return badInput([{ path: [], message: `Expected one argument, received ${args.length}` }]);
   const input = args[0];
   const result = runSchema(schema, input);
   if (result instanceof Promise) return result.then((settled) => argsOf(settled, input));
   return argsOf(result, input);
 }
 
-function argsOf(result: StandardSchemaV1.Result<unknown>, input: unknown): unknown[] {
-  if (result.issues) throw badInput(publicIssues(result.issues, input));
+function argsOf(result: StandardSchemaV1.Result<unknown>, input: unknown): unknown[] | HttpError {
+  if (result.issues) return badInput(publicIssues(result.issues, input));
   return [result.value];
 }
 

@@ -69,7 +69,9 @@ function collectLeaves(value: unknown, into: Array<string | number | bigint | bo
 
 function maskOne(message: string, leaf: string | number | bigint | boolean): string {
   const text = String(leaf);
-  if (text === "") return message;
+  // Every rendering below contains the text itself: most messages name no value, and need
+  // no pattern built (building one per value was most of a bad input's CPU time in a profile).
+  if (text === "" || !message.includes(text)) return message;
   let masked = message;
   // Quoted, the way libraries render a string: always masked, however short.
   for (const quoted of [JSON.stringify(text), `'${text}'`, `\`${text}\``]) masked = masked.split(quoted).join(MASK);
