@@ -446,6 +446,8 @@ export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUN
         errors: middle.errors,
         "rounds (req/s)": measured.map((row) => row.reqPerSec).join(" "),
         p99ByStatus,
+        // Each round's CPU per answer, in round order: pairedRatio() sets them side by side.
+        cpuRounds: measured.map((row) => row.cpuUsPerReq),
       };
     });
   } finally {
@@ -476,6 +478,17 @@ export function printTable(title, rows) {
       console.log(`note: under 85 srvCpu% (${idle.join("; ")}): the server waited for work, so its CPU per answer carries more event-loop overhead than at saturation.`);
     }
   }
+}
+
+/**
+ * `a`'s CPU per answer over `b`'s, taken round by round and then the median of those
+ * ratios. Both ran in the same interleaved round, seconds apart: on a virtual machine whose
+ * speed drifts by tens of percent from one round to the next (docs/reference/benchmarks.md
+ * "How to read these figures"), the pair moves together and their ratio does not, while
+ * the ratio of two medians can take each median from a different round.
+ */
+export function pairedRatio(a, b) {
+  return median(a.cpuRounds.map((cpu, round) => cpu / b.cpuRounds[round]));
 }
 
 export const ratio = (a, b) => (!Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? "n/a" : (a / b).toFixed(2));

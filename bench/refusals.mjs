@@ -1,7 +1,8 @@
 // What a refused call costs the server, against a successful echo on the same gateway
 // process in the same run: 401 (no cookie), 403 (wrong CSRF header), 404 (unknown method),
 // 429 (queue full: `crowded`, 2 running + 8 queued, 50 ms each, under 50 connections) and
-// 503 (open circuit breaker: `broken`, tripped once before the measurement). 50 connections
+// 503 (open circuit breaker: `broken`, tripped once before the measurement) and 400
+// RPC_BAD_INPUT (an argument failing a zod `input` schema). 50 connections
 // each, the same ~60-byte body; the gateway pinned to the server core, the load on the load
 // core (lib.mjs), interleaved rounds. The load is undici loops (lib.mjs undiciLoad), not
 // autocannon, for every row alike: a refusal answered before the body is read closes its
@@ -10,10 +11,12 @@
 // Targets: each refusal's server CPU per request ≤ 1.0× the echo's; the p99 latency of the
 // 429 answers is reported against the echo's p99 (same connection count). A 401 with an
 // empty body is reported too: see its row below.
-import { CONNECTIONS, ROUNDS, ROUND_SEC, borrowed, interleaved, printTable, ratio, target } from "./lib.mjs";
+import { CONNECTIONS, ROUNDS, ROUND_SEC, borrowed, interleaved, pairedRatio, printTable, ratio, target } from "./lib.mjs";
 import { BODY, rpcOptions, startGateway } from "./rpc.mjs";
 
 const PATH = "/__rpc/plugin/bench/";
+/** BODY's shape with each field of the wrong type (bench/app/plugins/bench/policies.server.mjs EchoInput). */
+const BAD_INPUT_BODY = JSON.stringify({ args: [{ message: 14, n: "forty-two", ok: "yes" }] });
 /** Connections on the 429 method: far more than its 10 places (2 running + 8 queued). */
 const OVERLOAD_CONNECTIONS = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? CONNECTIONS);
 
@@ -41,6 +44,11 @@ export async function benchRefusals() {
       // A wrong token of the right length: the refusal takes the full constant-time compare.
       { name: "403 bad CSRF", options: (server) => rpcOptions(server, PATH + "echo", { csrf: "A".repeat(43) }) },
       { name: "404 unknown method", options: (server) => rpcOptions(server, PATH + "noSuchMethod") },
+      // The same echo under a zod `input` schema, given an argument of the same size that
+      // fails it: the schema's whole check runs before the refusal.
+      { name: "400 RPC_BAD_INPUT", options: (server) => rpcOptions(server, PATH + "echoZod", { body: BAD_INPUT_BODY }) },
+      // Not a refusal: the same method given a valid argument, the 200 a bad input is held to.
+      { name: "200 echo, zod input schema", options: (server) => rpcOptions(server, PATH + "echoZod") },
       {
         name: "429 queue full",
         options: async (server) => ({ ...(await rpcOptions(server, PATH + "crowded")), connections: OVERLOAD_CONNECTIONS }),
@@ -59,20 +67,24 @@ export async function benchRefusals() {
 
     const [ok, ...others] = rows;
     const emptyBody = others.find((row) => row.name.endsWith("empty body"));
-    const refusals = others.filter((row) => row !== emptyBody);
+    const okZod = others.find((row) => row.name === "200 echo, zod input schema");
+    const badInput = others.find((row) => row.name.startsWith("400"));
+    const refusals = others.filter((row) => row !== emptyBody && row !== okZod);
     const overload = rows.find((row) => row.name.startsWith("429"));
     const p99Refused = overload.p99ByStatus[429];
     const p99Ok = ok.p99ByStatus[200];
     console.log("");
-    for (const row of refusals) console.log(`${row.name} / 200 echo, CPU per request: ${ratio(row.cpuUsPerReq, ok.cpuUsPerReq)} (target <= 1.0)`);
-    console.log(`${emptyBody.name} (connection kept) / 200 echo, CPU per request: ${ratio(emptyBody.cpuUsPerReq, ok.cpuUsPerReq)} (not a target)`);
+    for (const row of refusals) console.log(`${row.name} / 200 echo, CPU per request: ${pairedRatio(row, ok).toFixed(2)} paired by round (target <= 1.0); of the medians: ${ratio(row.cpuUsPerReq, ok.cpuUsPerReq)}`);
+    console.log(`${emptyBody.name} (connection kept) / 200 echo, CPU per request: ${pairedRatio(emptyBody, ok).toFixed(2)} paired by round (not a target)`);
+    console.log(`${badInput.name} / ${okZod.name} (the same method, a valid argument), CPU per request: ${pairedRatio(badInput, okZod).toFixed(2)} paired by round (target <= 1.0); of the medians: ${ratio(badInput.cpuUsPerReq, okZod.cpuUsPerReq)}`);
     console.log(`(the 429 run's CPU per request covers all its answers: ${overload.statuses}; its few 200s cost more than a 429, so the ratio errs high)`);
     console.log(`p99 latency: 429 answers ${p99Refused?.toFixed(2)} ms, 200 echo ${p99Ok?.toFixed(2)} ms, ratio ${ratio(p99Refused, p99Ok)} (${OVERLOAD_CONNECTIONS} and ${CONNECTIONS} connections)`);
     return {
       rows,
       targets: [
-        ...refusals.map((row) => target("refusals", `${row.name} / 200 echo, CPU µs per request`, row.cpuUsPerReq / ok.cpuUsPerReq, { max: 1.0 })),
-        target("refusals", `${emptyBody.name} (connection kept) / 200 echo, CPU µs per request`, emptyBody.cpuUsPerReq / ok.cpuUsPerReq),
+        ...refusals.map((row) => target("refusals", `${row.name} / 200 echo, CPU µs per request (paired by round)`, pairedRatio(row, ok), row === badInput ? {} : { max: 1.0 })),
+        target("refusals", `${badInput.name} / ${okZod.name}, CPU µs per request (paired by round)`, pairedRatio(badInput, okZod), { max: 1.0 }),
+        target("refusals", `${emptyBody.name} (connection kept) / 200 echo, CPU µs per request (paired by round)`, pairedRatio(emptyBody, ok)),
         target("refusals", "200 echo CPU µs per request", ok.cpuUsPerReq, {}, { digits: 1 }),
         target("refusals", "p99 of 429 answers", p99Refused, {}, { unit: " ms" }),
         target("refusals", "p99 of 429 answers / p99 of 200 echo", p99Refused / p99Ok),

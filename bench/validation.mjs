@@ -8,7 +8,7 @@
 // Reported: CPU µs per call of each; (schema − no schema) against zod's own µs per parse.
 import { join } from "node:path";
 import { BODY, rpcOptions, startGateway } from "./rpc.mjs";
-import { ROUNDS, ROUND_SEC, borrowed, interleaved, printTable, ratio, startProcess, target } from "./lib.mjs";
+import { ROUNDS, ROUND_SEC, borrowed, interleaved, pairedRatio, printTable, ratio, startProcess, target } from "./lib.mjs";
 import { EchoInput } from "./app/plugins/bench/policies.server.mjs";
 
 const PATH = "/__rpc/plugin/bench/";
@@ -51,14 +51,14 @@ export async function benchValidation() {
     const extra = zod.cpuUsPerReq - plain.cpuUsPerReq;
     console.log("");
     console.log(`zod schema − no schema, CPU µs per call: ${extra.toFixed(1)}; zod's own parse of the same argument, alone: ${alone.toFixed(2)} µs`);
-    if (older) console.log(`echo here / echo on ${before}, CPU per call: ${ratio(plain.cpuUsPerReq, older.cpuUsPerReq)}`);
+    if (older) console.log(`echo here / echo on ${before}, CPU per call: ${pairedRatio(plain, older).toFixed(2)} paired by round; of the medians: ${ratio(plain.cpuUsPerReq, older.cpuUsPerReq)}`);
     return {
       rows,
       targets: [
         target("validation", "echo, no schema: CPU µs per call", plain.cpuUsPerReq, {}, { digits: 1 }),
         target("validation", "echo with a zod input schema − without, CPU µs per call", extra, {}, { digits: 1 }),
         target("validation", "zod's own parse of the same argument, alone, CPU µs", alone),
-        ...(older ? [target("validation", "echo without a schema / the same echo on BENCH_BEFORE, CPU per call", plain.cpuUsPerReq / older.cpuUsPerReq)] : []),
+        ...(older ? [target("validation", "echo without a schema / the same echo on BENCH_BEFORE, CPU per call (paired by round)", pairedRatio(plain, older))] : []),
       ],
     };
   } finally {
