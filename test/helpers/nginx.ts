@@ -54,6 +54,9 @@ export async function startNginx(upstreamUrl: string | readonly string[], locati
   const dir = await mkdtemp(join(tmpdir(), "nginx-"));
   const port = await closedPort();
   const servers = (typeof upstreamUrl === "string" ? [upstreamUrl] : upstreamUrl).map((url) => `server ${new URL(url).host};`).join(" ");
+  // worker_connections counts client and upstream connections together: at 64, a test's
+  // 32 keep-alive clients and their upstream connections reached it on a busy machine, and
+  // nginx then closed idle client connections a client was about to reuse (socket hang up).
   const config = `
 ${process.getuid?.() === 0 ? "user root;" : ""}
 daemon off;
@@ -61,7 +64,7 @@ master_process off;
 worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
-events { worker_connections 64; }
+events { worker_connections 1024; }
 http {
   access_log off;
   client_body_temp_path ${dir}/body;
