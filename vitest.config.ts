@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -7,10 +6,6 @@ export default defineConfig({
     // Each file starts its own servers on port 0; forks keep process-wide state
     // (globalThis.APP_SERVER, module hooks) apart between files.
     pool: "forks",
-    // Most files wait on servers, browsers and timers rather than compute: one fork more
-    // than the cores (vitest's own default is one fewer) halved the suite on 2 cores.
-    maxWorkers: Math.max(3, availableParallelism()),
-    minWorkers: 1,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
