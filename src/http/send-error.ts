@@ -43,25 +43,10 @@ export function sendRawError(res: ServerResponse, error: HttpError, options: Sen
   res.end(body);
 }
 
-/**
- * The answers of the shared, frozen refusals (`refusalOf`): the same text for every call, so
- * it is written once rather than serialised per refused call.
- */
-const frozenAnswers = new WeakMap<HttpError, string>();
-
-export function errorJson(error: HttpError, mask?: SecretMask | null): string {
-  if (Object.isFrozen(error)) {
-    let json = frozenAnswers.get(error);
-    if (json === undefined) frozenAnswers.set(error, (json = serialise(error, mask)));
-    return json;
-  }
-  return serialise(error, mask);
-}
-
 /** `{"error":…,"code":…,"details":` for each code-table error's template: the same text every time. */
 const answerPrefixes = new WeakMap<object, string>();
 
-function serialise(error: HttpError, mask?: SecretMask | null): string {
+export function errorJson(error: HttpError, mask?: SecretMask | null): string {
   if (isFromCodeTable(error) && !Object.hasOwn(error, "message")) return codeTableJson(error);
   let json: string;
   try {

@@ -119,13 +119,13 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       let entry: MethodEntry;
       if (options.devReload) {
         const found = await resolveInDevMode(options.devReload, options.registry, call.kind, call.id, call.method);
-        if (found instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, found, answer);
+        if (found instanceof HttpError) return answerFailure(reply, call, lifetime, files, found, answer, stream);
         ({ target, entry } = found);
       } else {
         const item = resolveTargetItem(options.registry, call.kind, call.id);
-        if (item instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, item, answer);
+        if (item instanceof HttpError) return answerFailure(reply, call, lifetime, files, item, answer, stream);
         const named = resolveMethod(item, call.method);
-        if (named instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, named, answer);
+        if (named instanceof HttpError) return answerFailure(reply, call, lifetime, files, named, answer, stream);
         target = item;
         entry = named;
       }
@@ -141,7 +141,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       const checked = checkAccess(request, entry, options.sessionChecks, originPolicy);
       if (checked instanceof Promise) lifetime.armTimeout(timeoutMs);
       const access = checked instanceof Promise ? await lifetime.race(checked) : checked;
-      if (access instanceof HttpError) return refuseBeforeBody(reply, call, lifetime, access, answer);
+      if (access instanceof HttpError) return answerFailure(reply, call, lifetime, files, access, answer, stream);
       // Before the session's data or the body is touched, so that a refusal costs no more
       // than a refusal; a method without a `rateLimit` has no step here at all. Its step was
       // given to it when it was loaded; counted in this process, it answers at once.
@@ -151,7 +151,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
         const checking = limits.check(false, access.session?.id ?? null, request.ip, null);
         if (checking instanceof Promise) lifetime.armTimeout(timeoutMs);
         const refused = checking instanceof Promise ? await checking : checking;
-        if (refused) return refuseBeforeBody(reply, call, lifetime, refused, answer);
+        if (refused) return answerFailure(reply, call, lifetime, files, refused, answer, stream);
       }
       lifetime.armTimeout(timeoutMs);
       // The session's data is loaded while the body arrives; awaited before the method runs.
@@ -196,7 +196,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
       if (limits?.late) {
         const checking = limits.check(true, access.session?.id ?? null, request.ip, userSubOf(user));
         const refused = checking instanceof Promise ? await checking : checking;
-        if (refused) throw refused;
+        if (refused) return answerFailure(reply, call, lifetime, files, refused, answer, stream);
       }
       checkStreamMode(entry, request.headers["x-app-rpc-stream"]);
       let args = body.args;
@@ -265,14 +265,7 @@ export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions):
   });
 }
 
-/** A call the checks before its body refused: no file, folder or stream to end yet. */
-function refuseBeforeBody(reply: FastifyReply, call: RpcCall, lifetime: CallLifetime, error: HttpError, answer: AnswerOptions): FastifyReply {
-  lifetime.dispose();
-  answerError(reply, call, error, answer);
-  return reply;
-}
-
-/** Any other failure: its uploads and folder are removed before the answer (no promise when there are none). */
+/** A failed or refused call: its uploads and folder are removed before the answer (no promise when there are none). */
 function answerFailure(
   reply: FastifyReply,
   call: RpcCall,
