@@ -20,7 +20,9 @@ const MASK = "[value]";
 
 export function publicIssues(issues: ReadonlyArray<StandardSchemaV1.Issue>, input: unknown): PublicIssue[] {
   const out: PublicIssue[] = [];
-  for (const issue of issues.slice(0, MAX_ISSUES)) {
+  const count = Math.min(issues.length, MAX_ISSUES);
+  for (let index = 0; index < count; index += 1) {
+    const issue = issues[index]!;
     const path = plainPath(issue.path);
     const message = typeof issue.message === "string" && issue.message !== "" ? issue.message : "Invalid input";
     out.push({ path, message: maskValues(message, valueAt(input, path)) });
@@ -49,6 +51,8 @@ function valueAt(input: unknown, path: ReadonlyArray<string | number>): unknown 
 }
 
 function maskValues(message: string, value: unknown): string {
+  // The usual bad input: one value of the wrong type, with nothing inside it to collect.
+  if (typeof value !== "object" || value === null) return isLeaf(value) ? maskOne(message, value) : message;
   const leaves: Array<string | number | bigint | boolean> = [];
   collectLeaves(value, leaves);
   // Longest first, so that a value containing a shorter one is masked whole.
@@ -62,9 +66,13 @@ function collectLeaves(value: unknown, into: Array<string | number | bigint | bo
   const stack = [value];
   while (stack.length > 0 && into.length < MAX_MASKED_VALUES) {
     const next = stack.pop();
-    if (typeof next === "string" || typeof next === "number" || typeof next === "bigint" || typeof next === "boolean") into.push(next);
+    if (isLeaf(next)) into.push(next);
     else if (typeof next === "object" && next !== null) for (const key of Object.keys(next)) stack.push((next as Record<string, unknown>)[key]);
   }
+}
+
+function isLeaf(value: unknown): value is string | number | bigint | boolean {
+  return typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean";
 }
 
 function maskOne(message: string, leaf: string | number | bigint | boolean): string {
