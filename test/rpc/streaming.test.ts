@@ -280,8 +280,9 @@ describe("isolated streaming methods", () => {
     const inline = await writtenBeforeHangUp("flood");
     const isolated = await writtenBeforeHangUp("isolatedFlood");
     // The same socket buffers hold both; the worker may run 64 KiB of event text ahead. The
-    // two runs' kernel buffers differ by a few events from run to run: that much slack.
-    expect(isolated).toBeLessThanOrEqual(inline + Math.ceil((64 * 1024) / 16_384) + 6);
+    // kernel tunes its buffers anew for each connection, so the two runs differ by a few
+    // percent of what they hold: that much slack. A worker that ran free would write all 800.
+    expect(isolated).toBeLessThanOrEqual(inline + Math.ceil((64 * 1024) / 16_384) + Math.max(6, Math.ceil(inline / 10)));
   });
 
   it("an RpcError thrown in the worker is the terminal record", async () => {
