@@ -16,6 +16,7 @@ import { userSubOf, type RateLimits, type RateLimitStep } from "../runtime/rate-
 import type { ErrorCode } from "../errors/codes.js";
 import { sendError, sendRawError } from "../http/send-error.js";
 import type { EventListeners } from "../log/events.js";
+import { EventLog } from "../log/event-line.js";
 import { ClientGoneError, Upstreams, forward, type ForwardOutcome } from "./forward.js";
 import {
   applyStaticHeaders,
@@ -59,6 +60,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
   const trustProxy = options.config.trustProxy;
   const sessions = options.sessionChecks;
   const trustTraceContext = options.config.traceContext.trustIncoming;
+  const eventLog = new EventLog(options.log, PROXY_EVENT_FIELDS);
   app.addHook("onClose", async () => upstreams.close());
   // Decided once: an alias without a `rateLimit` has no step.
   const limitsByAlias = new Map<string, RateLimitStep>();
@@ -170,9 +172,7 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
     const durationMs = Math.round((performance.now() - event.startedAt) * 1000) / 1000;
     // One shape for every event (pino leaves out undefined fields), as for RPC calls.
     const fields = { event: name, reqId: event.reqId, traceId: event.trace.traceId, alias: event.alias, method: event.method, status, durationMs, code, reason };
-    if (status >= 500 && name === "proxy.error") options.log.error(fields, name);
-    else if (name === "proxy.complete") options.log.info(fields, name);
-    else options.log.warn(fields, name);
+    eventLog.write(status >= 500 && name === "proxy.error" ? "error" : name === "proxy.complete" ? "info" : "warn", fields, name);
     event.trace.end(status, code);
     const listeners = options.events.proxy;
     if (listeners.length === 0) return;
@@ -184,6 +184,9 @@ export async function proxyRoutes(app: FastifyInstance, options: ProxyRouteOptio
   app.route({ method: app.supportedMethods, url: "/proxy", handler: handle });
   app.route({ method: app.supportedMethods, url: "/proxy/*", handler: handle });
 }
+
+/** The fields of every proxied request's event, in the order `logEvent` writes them. */
+const PROXY_EVENT_FIELDS = ["event", "reqId", "traceId", "alias", "method", "status", "durationMs", "code", "reason"];
 
 function isTimeout(error: Error): boolean {
   const code = (error as { code?: unknown }).code;

@@ -6,7 +6,7 @@
 import type { FastifyReply } from "fastify";
 import { errorOf, HttpError, isHttpError } from "../errors/http-error.js";
 import { BadOutputError } from "../validation/check.js";
-import type { Logger } from "../log/logger.js";
+import type { EventLog } from "../log/event-line.js";
 import type { SecretMask } from "../log/mask-secrets.js";
 import type { RpcEventRecord } from "../log/events.js";
 import type { RpcCall } from "../runtime/call.js";
@@ -18,7 +18,8 @@ import { endRpcSpan } from "./call-trace.js";
 
 export interface AnswerOptions {
   dev: boolean;
-  log: Logger;
+  /** Where the call's one event goes: the server's logger. */
+  log: EventLog;
   /** The log's masker: an error answer may echo a method's message or details, which may quote a secret. */
   maskSecrets: SecretMask | null;
   /** Called once per call, after its log event. */
@@ -95,6 +96,9 @@ function eventFor(error: HttpError, call: RpcCall): string {
   return call.phase === "check" ? "rpc.rejected" : "rpc.error";
 }
 
+/** The fields of every call's event, in the order `logEvent` writes them. */
+export const RPC_EVENT_FIELDS = ["event", "reqId", "traceId", "kind", "id", "method", "contextId", "durationMs", "status", "code", "err", "events", "bytes"] as const;
+
 /** The call's one event; `sized` gives a stream's events and bytes, or a file answer's bytes. */
 export function logEvent(
   options: AnswerOptions,
@@ -126,9 +130,7 @@ export function logEvent(
     events: stream?.events,
     bytes: stream?.bytes,
   };
-  if (status >= 500) log.error(fields, event);
-  else if (event === "rpc.complete") log.info(fields, event);
-  else log.warn(fields, event);
+  log.write(status >= 500 ? "error" : event === "rpc.complete" ? "info" : "warn", fields, event);
   endRpcSpan(call, status, code);
   if (listeners.length === 0) return;
   const record: RpcEventRecord = { event, kind: call.kind, id: call.id, method: call.method, status, code, durationMs, events: stream?.events, bytes: stream?.bytes };

@@ -23,9 +23,10 @@ import type { MethodEntry, Registry, Target } from "../discovery/registry.js";
 import type { DevReload } from "../discovery/dev-reload.js";
 import type { EventListeners } from "../log/events.js";
 import type { Logger } from "../log/logger.js";
+import { EventLog } from "../log/event-line.js";
 import type { SecretMask } from "../log/mask-secrets.js";
 import { checkAccess } from "./access.js";
-import { answerError, answerResult, type AnswerOptions } from "./answer.js";
+import { answerError, answerResult, RPC_EVENT_FIELDS, type AnswerOptions } from "./answer.js";
 import { readCallBody } from "./multipart-body.js";
 import type { RpcBody } from "./body.js";
 import { CallFiles } from "../runtime/call-files.js";
@@ -69,7 +70,7 @@ export interface RpcRouteOptions {
 
 export async function rpcRoutes(app: FastifyInstance, options: RpcRouteOptions): Promise<void> {
   const { runtime } = options;
-  const answer: AnswerOptions = { dev: options.dev, log: options.log, maskSecrets: options.maskSecrets, listeners: options.events.rpc };
+  const answer: AnswerOptions = { dev: options.dev, log: new EventLog(options.log, RPC_EVENT_FIELDS), maskSecrets: options.maskSecrets, listeners: options.events.rpc };
   const originPolicy = { allowedOrigins: options.config.allowedOrigins, trustProxy: options.config.trustProxy };
   const trustTraceContext = options.config.traceContext.trustIncoming;
 
