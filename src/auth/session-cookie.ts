@@ -19,10 +19,15 @@ export function readSessionCookie(headers: IncomingHttpHeaders): string | undefi
     let end = header.indexOf(";", start);
     if (end === -1) end = header.length;
     const pair = header.slice(start, end).trim();
-    if (pair.startsWith(PREFIX)) return pair.slice(PREFIX.length).replace(/^"(.*)"$/, "$1");
+    if (pair.startsWith(PREFIX)) return unquoted(pair.slice(PREFIX.length));
     start = end + 1;
   }
   return undefined;
+}
+
+/** A cookie value in double quotes, as RFC 6265 allows, without them. */
+function unquoted(value: string): string {
+  return value.length >= 2 && value.charCodeAt(0) === 0x22 && value.charCodeAt(value.length - 1) === 0x22 ? value.slice(1, -1) : value;
 }
 
 /** The Set-Cookie value for a new session: HttpOnly, SameSite=Lax, Path=/, Secure on https. */
