@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, then a
 // summary of every target with its measured value. `node bench/run.mjs rpc refusals headers static slots stream proxy memory`
-// runs only the named sections (also validation, ratelimit, files, cluster). Servers run pinned to one core, this process (the load
+// runs only the named sections (also instructions, validation, ratelimit, files, cluster). Servers run pinned to one core, this process (the load
 // generator) to another (lib.mjs, pinning()); without taskset or a second CPU it warns and
 // runs unpinned.
 // Lengths: BENCH_ROUNDS rounds (5) of BENCH_ROUND_SEC seconds (3) per contender after
@@ -17,6 +17,7 @@ import { benchRuntime } from "./runtime.mjs";
 import { benchSlots } from "./slots.mjs";
 import { benchStream } from "./stream.mjs";
 import { benchHeaders } from "./headers.mjs";
+import { benchInstructions } from "./instructions.mjs";
 import { benchStatic } from "./static.mjs";
 import { benchSession } from "./session.mjs";
 import { benchFiles } from "./files.mjs";
@@ -26,6 +27,8 @@ import { benchRateLimit } from "./ratelimit.mjs";
 const sections = {
   rpc: benchRpc,
   refusals: benchRefusals,
+  // Under valgrind: counts, not time, so it runs alone without disturbing the others.
+  instructions: benchInstructions,
   validation: benchValidation,
   ratelimit: benchRateLimit,
   headers: benchHeaders,
