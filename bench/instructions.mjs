@@ -12,6 +12,9 @@
 // gateway, with and without its per-call log line, each in its own process. Refusals are
 // left to the `refusals` section: windows taken one after another in one process differ by
 // whether a major collection fell in them, by up to a fifth here.
+// BENCH_INSN_CACHE=1 adds callgrind's cache simulation (`--cache-sim=yes`, about twice as
+// slow): the first-level instruction and data cache misses per call beside the instructions,
+// which is where a call that executes few more instructions can still take more time.
 // Needs valgrind (Debian's `valgrind`); without it the section says so and is skipped.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -23,6 +26,7 @@ import { rpcOptions } from "./rpc.mjs";
 const WARM = Number(process.env.BENCH_INSN_WARM ?? 5000);
 const CALLS = Number(process.env.BENCH_INSN_CALLS ?? 10000);
 const CONNECTIONS = 20;
+const CACHE_SIM = process.env.BENCH_INSN_CACHE === "1";
 const PATH = "/__rpc/plugin/bench/";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -30,7 +34,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Starts `node script args` under callgrind, pinned to the server core, and waits for /health. */
 async function startCounted(dir, name, script, args, env = {}) {
   const port = await freePort();
-  const valgrindArgs = ["--tool=callgrind", "--separate-threads=yes", `--callgrind-out-file=${join(dir, `${name}.%p`)}`, process.execPath, script, ...args.map((arg) => arg.replace("$PORT", port))];
+  const valgrindArgs = ["--tool=callgrind", "--separate-threads=yes", ...(CACHE_SIM ? ["--cache-sim=yes"] : []), `--callgrind-out-file=${join(dir, `${name}.%p`)}`, process.execPath, script, ...args.map((arg) => arg.replace("$PORT", port))];
   const [command, commandArgs] = pinnedCommand("server", "valgrind", valgrindArgs);
   const child = spawn(command, commandArgs, {
     cwd: REPO,
@@ -67,15 +71,19 @@ async function countWindow(dir, name, server, options, expectStatus) {
   execFileSync("callgrind_control", ["-d", String(server.pid)], { stdio: "ignore" });
   const answered = result.statusCodeStats?.[expectStatus]?.count ?? 0;
   if (answered !== CALLS) throw new Error(`${name}: ${answered} of ${CALLS} answers were ${expectStatus}: ${JSON.stringify(result.statusCodeStats)}`);
-  let total = 0;
+  // Each event callgrind counted (Ir, and with the cache simulation I1mr, D1mr, ...) over CALLS.
+  const totals = new Map();
   // The main thread's file only (callgrind's "-01"): V8's compiler and GC helper threads
   // finish work for whichever window they happen to fall in.
   for (const file of readdirSync(dir).filter((file) => !before.has(file) && file.endsWith("-01"))) {
-    const match = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), "utf8"));
-    if (match) total += Number(match[1]);
+    const text = readFileSync(join(dir, file), "utf8");
+    const events = /^events: (.+)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+    const counts = /^(?:summary|totals): (.+)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number) ?? [];
+    events.forEach((event, index) => totals.set(event, (totals.get(event) ?? 0) + (counts[index] ?? 0)));
   }
-  if (total === 0) throw new Error(`${name}: callgrind wrote no counts`);
-  return { name, instructionsPerCall: total / CALLS };
+  if (!totals.get("Ir")) throw new Error(`${name}: callgrind wrote no counts`);
+  const perCall = (event) => (totals.get(event) ?? NaN) / CALLS;
+  return { name, instructionsPerCall: perCall("Ir"), i1MissesPerCall: perCall("I1mr"), d1MissesPerCall: perCall("D1mr") + perCall("D1mw") };
 }
 
 async function countServer(dir, name, script, args, env, windows) {
@@ -106,15 +114,33 @@ export async function benchInstructions() {
     const rows = [raw, fastify, gateway, quiet];
     printTable(
       `Instructions per call (callgrind, main thread, Node ${process.versions.node}): ${CALLS} calls after ${WARM} unmeasured, ${CONNECTIONS} connections`,
-      rows.map((row) => ({ request: row.name, "instructions per call": Math.round(row.instructionsPerCall).toLocaleString("en") })),
+      rows.map((row) => ({
+        request: row.name,
+        "instructions per call": Math.round(row.instructionsPerCall).toLocaleString("en"),
+        ...(CACHE_SIM
+          ? { "L1 instruction misses per call": Math.round(row.i1MissesPerCall).toLocaleString("en"), "L1 data misses per call": Math.round(row.d1MissesPerCall).toLocaleString("en") }
+          : {}),
+      })),
     );
     const per = (row, base) => row.instructionsPerCall / base.instructionsPerCall;
     console.log(`\ngateway / bare Fastify, instructions per call: ${per(gateway, fastify).toFixed(3)}; without the per-call log: ${per(quiet, fastify).toFixed(3)}; gateway / raw: ${per(gateway, raw).toFixed(3)}`);
+    if (CACHE_SIM) {
+      const misses = (row, base, key) => (row[key] / base[key]).toFixed(3);
+      console.log(
+        `gateway / bare Fastify, simulated L1 misses per call: instruction ${misses(gateway, fastify, "i1MissesPerCall")}, data ${misses(gateway, fastify, "d1MissesPerCall")}; without the per-call log: ${misses(quiet, fastify, "i1MissesPerCall")}, ${misses(quiet, fastify, "d1MissesPerCall")}`,
+      );
+    }
     return {
       targets: [
         target("instructions", "gateway / bare Fastify, instructions per call", per(gateway, fastify), { max: 1.33 }, { digits: 3 }),
         target("instructions", "gateway without the per-call log / bare Fastify, instructions per call", per(quiet, fastify), {}, { digits: 3 }),
         target("instructions", "gateway / raw node:http, instructions per call", per(gateway, raw), {}, { digits: 3 }),
+        ...(CACHE_SIM
+          ? [
+              target("instructions", "gateway / bare Fastify, simulated L1 instruction misses per call", gateway.i1MissesPerCall / fastify.i1MissesPerCall, {}, { digits: 3 }),
+              target("instructions", "gateway / bare Fastify, simulated L1 data misses per call", gateway.d1MissesPerCall / fastify.d1MissesPerCall, {}, { digits: 3 }),
+            ]
+          : []),
       ],
     };
   } finally {
