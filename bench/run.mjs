@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run, then a
 // summary of every target with its measured value. `node bench/run.mjs rpc refusals headers static slots stream proxy memory`
-// runs only the named sections (also instructions, validation, ratelimit, files, cluster). Servers run pinned to one core, this process (the load
+// runs only the named sections (also instructions, allocations, validation, ratelimit, files, cluster). Servers run pinned to one core, this process (the load
 // generator) to another (lib.mjs, pinning()); without taskset or a second CPU it warns and
 // runs unpinned.
 // Lengths: BENCH_ROUNDS rounds (5) of BENCH_ROUND_SEC seconds (3) per contender after
@@ -18,6 +18,7 @@ import { benchSlots } from "./slots.mjs";
 import { benchStream } from "./stream.mjs";
 import { benchHeaders } from "./headers.mjs";
 import { benchInstructions } from "./instructions.mjs";
+import { benchAllocations } from "./allocations.mjs";
 import { benchStatic } from "./static.mjs";
 import { benchSession } from "./session.mjs";
 import { benchFiles } from "./files.mjs";
@@ -29,6 +30,7 @@ const sections = {
   refusals: benchRefusals,
   // Under valgrind: counts, not time, so it runs alone without disturbing the others.
   instructions: benchInstructions,
+  allocations: benchAllocations,
   validation: benchValidation,
   ratelimit: benchRateLimit,
   headers: benchHeaders,
