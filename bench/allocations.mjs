@@ -56,13 +56,13 @@ async function sample(name, script, args, path) {
       if (Date.now() > deadline) throw new Error(`${name}: the allocation sampler wrote no profile`);
       await sleep(100);
     }
-    await sleep(200); // written in one call, but make sure it is complete
     const profile = JSON.parse(readFileSync(file, "utf8"));
     if (profile.error) throw new Error(`${name}: ${profile.error}`);
     return { name, ...perFunction(profile) };
   } finally {
     await server.stop();
     rmSync(file, { force: true });
+    rmSync(`${file}.part`, { force: true });
   }
 }
 

@@ -3,7 +3,7 @@
 // freed too (a call's garbage is what it allocates, and all of it dies young); the second
 // stops it and writes the profile to $BENCH_ALLOC_FILE. Over the inspector protocol, in the
 // process itself, so that no debugger port is opened.
-import { writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 
 const file = process.env.BENCH_ALLOC_FILE;
@@ -21,6 +21,8 @@ process.on("SIGUSR2", () => {
   }
   sampling = false;
   session.post("HeapProfiler.stopSampling", (error, result) => {
-    writeFileSync(file, JSON.stringify(error ? { error: error.message } : result.profile));
+    // Renamed into place, so that the section never reads half a profile.
+    writeFileSync(`${file}.part`, JSON.stringify(error ? { error: error.message } : result.profile));
+    renameSync(`${file}.part`, file);
   });
 });
