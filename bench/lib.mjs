@@ -397,17 +397,25 @@ const median = (values) => {
 };
 
 /**
- * Loads each contender in turn, `rounds` short rounds each, with every server up at once,
- * and keeps each one's median round. On a shared machine a burst of other work then weighs
- * on every contender alike instead of on whichever happened to run during it; the rounds'
- * req/s are printed too, so the spread is visible. `cpuUsPerReq` is the median over the
- * rounds of the server's CPU time per answer: what one request costs the server, the
- * figure that depends least on how the load generator and the server shared the machine.
+ * Loads each contender in turn, `rounds` short rounds each, and keeps each one's median
+ * round. On a shared machine a burst of other work then weighs on every contender alike
+ * instead of on whichever happened to run during it; the rounds' req/s are printed too, so
+ * the spread is visible. `cpuUsPerReq` is the median over the rounds of the server's CPU
+ * time per answer: what one request costs the server, the figure that depends least on how
+ * the load generator and the server shared the machine.
  * A contender is `{ name, start() -> server, options(server) -> autocannon options,
  * client? }` (`client: "undici"`: undiciLoad() instead of autocannon); a server shared by
  * several contenders is started once and `borrowed()`.
+ *
+ * By default every server is up at once for all the rounds. With `freshProcesses`, each
+ * round runs each contender in a process of its own, started for the round (in the round's
+ * order) and stopped after it: on a virtual machine the same server's CPU per call differs
+ * from one process to the next by up to a third, steadily for the process's life, so that
+ * one process per contender made the ratio between two contenders a draw
+ * (docs/reference/benchmarks.md "One process per round"). Not for borrowed servers.
  */
-export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUND_SEC } = {}) {
+export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUND_SEC, freshProcesses = false } = {}) {
+  if (freshProcesses) return interleavedFresh(contenders, rounds, duration);
   const running = [];
   try {
     for (const contender of contenders) {
@@ -415,44 +423,69 @@ export async function interleaved(contenders, { rounds = ROUNDS, duration = ROUN
       running.push({ name: contender.name, server, client: contender.client, rounds: [] });
       running.at(-1).options = await contender.options(server);
     }
-    for (const entry of running) {
-      if (entry.client === "undici") await undiciLoad({ ...entry.options, duration: WARMUP_SEC });
-      else await load({ ...entry.options, duration: WARMUP_SEC });
-    }
+    for (const entry of running) await warmUp(entry);
     for (let round = 0; round < rounds; round += 1) {
       // Each round starts with the next contender, so that none is always first or last.
       for (let turn = 0; turn < running.length; turn += 1) {
         const entry = running[(round + turn) % running.length];
-        const measured = await measuredRound(entry, duration);
-        if (Number.isFinite(measured.otherPct)) worstOtherPct = Math.max(worstOtherPct, measured.otherPct);
-        entry.rounds.push(measured);
+        entry.rounds.push(await measuredRound(entry, duration));
       }
     }
-    return running.map(({ name, rounds: measured }) => {
-      const middle = [...measured].sort((a, b) => a.reqPerSec - b.reqPerSec)[Math.floor(measured.length / 2)];
-      const statuses = new Set(measured.flatMap((row) => Object.keys(row.p99ByStatus)));
-      const p99ByStatus = Object.fromEntries([...statuses].map((status) => [status, median(measured.map((row) => row.p99ByStatus[status]))]));
-      return {
-        name,
-        reqPerSec: middle.reqPerSec,
-        p50Ms: middle.p50Ms,
-        p99Ms: middle.p99Ms,
-        cpuUsPerReq: median(measured.map((row) => row.cpuUsPerReq)),
-        "srvCpu%": Math.round(median(measured.map((row) => row.srvCpuPct))),
-        "genCpu%": Math.round(median(measured.map((row) => row.genCpuPct))),
-        ...(pinning().enabled ? { "other%": Math.round(Math.max(...measured.map((row) => row.otherPct))) } : {}),
-        statuses: middle.statuses,
-        ...(middle.connsPerReq >= 0 ? { "new conns/req": middle.connsPerReq.toFixed(2) } : {}),
-        errors: middle.errors,
-        "rounds (req/s)": measured.map((row) => row.reqPerSec).join(" "),
-        p99ByStatus,
-        // Each round's CPU per answer, in round order: pairedRatio() sets them side by side.
-        cpuRounds: measured.map((row) => row.cpuUsPerReq),
-      };
-    });
+    return running.map(({ name, rounds: measured }) => summarizeRounds(name, measured));
   } finally {
     for (const entry of running) await entry.server.stop();
   }
+}
+
+async function interleavedFresh(contenders, rounds, duration) {
+  const measured = contenders.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (let turn = 0; turn < contenders.length; turn += 1) {
+      const index = (round + turn) % contenders.length;
+      const contender = contenders[index];
+      const server = await contender.start();
+      try {
+        const entry = { name: contender.name, server, client: contender.client };
+        entry.options = await contender.options(server);
+        await warmUp(entry);
+        measured[index].push(await measuredRound(entry, duration));
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  return contenders.map((contender, index) => summarizeRounds(contender.name, measured[index]));
+}
+
+/** Load before the first measured round: JIT, caches and connection pools settle first. */
+async function warmUp(entry) {
+  if (entry.client === "undici") await undiciLoad({ ...entry.options, duration: WARMUP_SEC });
+  else await load({ ...entry.options, duration: WARMUP_SEC });
+}
+
+/** A contender's row: its median round, and each round's CPU per answer for pairedRatio(). */
+function summarizeRounds(name, measured) {
+  for (const row of measured) if (Number.isFinite(row.otherPct)) worstOtherPct = Math.max(worstOtherPct, row.otherPct);
+  const middle = [...measured].sort((a, b) => a.reqPerSec - b.reqPerSec)[Math.floor(measured.length / 2)];
+  const statuses = new Set(measured.flatMap((row) => Object.keys(row.p99ByStatus)));
+  const p99ByStatus = Object.fromEntries([...statuses].map((status) => [status, median(measured.map((row) => row.p99ByStatus[status]))]));
+  return {
+    name,
+    reqPerSec: middle.reqPerSec,
+    p50Ms: middle.p50Ms,
+    p99Ms: middle.p99Ms,
+    cpuUsPerReq: median(measured.map((row) => row.cpuUsPerReq)),
+    "srvCpu%": Math.round(median(measured.map((row) => row.srvCpuPct))),
+    "genCpu%": Math.round(median(measured.map((row) => row.genCpuPct))),
+    ...(pinning().enabled ? { "other%": Math.round(Math.max(...measured.map((row) => row.otherPct))) } : {}),
+    statuses: middle.statuses,
+    ...(middle.connsPerReq >= 0 ? { "new conns/req": middle.connsPerReq.toFixed(2) } : {}),
+    errors: middle.errors,
+    "rounds (req/s)": measured.map((row) => row.reqPerSec).join(" "),
+    p99ByStatus,
+    // Each round's CPU per answer, in round order: pairedRatio() sets them side by side.
+    cpuRounds: measured.map((row) => row.cpuUsPerReq),
+  };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 // frameworks in their own middleware) and echoes the same value, each in its own wire format,
 // checked with one real call before measuring (wire-check.mjs).
 // 50 connections, the same cookie and CSRF header for all; servers pinned to the server
-// core, autocannon to the load core (lib.mjs), interleaved rounds.
+// core, autocannon to the load core (lib.mjs), interleaved rounds, each contender in a
+// process of its own per round (lib.mjs interleaved(), `freshProcesses`).
 // Targets: gateway CPU per call ≤ 1.33× the Fastify route's; gateway req/s ≥ 0.75× raw's.
 import { join } from "node:path";
 import { REPO, ROUNDS, ROUND_SEC, gatewayConfigArgs, interleaved, pairedRatio, printTable, ratio, startProcess, target, viewerSession } from "./lib.mjs";
@@ -59,9 +60,9 @@ export async function benchRpc() {
     contender("oRPC 1, Node adapter", server("orpc-node.mjs"), "/rpc/echo", ORPC_RPC_WIRE),
     contender("oRPC 1, Fastify adapter", server("orpc-fastify.mjs"), "/rpc/echo", ORPC_RPC_WIRE),
     contender("oRPC 1, OpenAPI handler (Node)", server("orpc-node.mjs", { BENCH_ORPC_HANDLER: "openapi" }), "/rpc/echo", ORPC_OPENAPI_WIRE),
-  ]);
+  ], { freshProcesses: true });
   const [raw, fastify, full, quiet, ...peers] = rows;
-  printTable(`RPC echo, ${BODY.length}-byte gateway body, 50 connections, median of ${ROUNDS} interleaved ${ROUND_SEC}-second rounds`, rows);
+  printTable(`RPC echo, ${BODY.length}-byte gateway body, 50 connections, median of ${ROUNDS} interleaved ${ROUND_SEC}-second rounds, a new process per round`, rows);
   const cpuVsFastify = pairedRatio(full, fastify);
   const reqVsRaw = full.reqPerSec / raw.reqPerSec;
   console.log(`\ngateway / bare Fastify, CPU per call: ${cpuVsFastify.toFixed(2)} paired by round (target <= 1.33); of the medians: ${ratio(full.cpuUsPerReq, fastify.cpuUsPerReq)}`);

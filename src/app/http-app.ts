@@ -12,7 +12,8 @@ import { errorOf } from "../errors/http-error.js";
 import type { Logger } from "../log/logger.js";
 import { sendError as sendHttpError } from "../http/send-error.js";
 import { requestIdFor } from "../tracing/request-id.js";
-import { fixedHeaders } from "../http/security-headers.js";
+import { fixedAnswerHeaders } from "../http/security-headers.js";
+import { isStamping, stampingResponseClass } from "../http/answer-headers.js";
 
 /**
  * A draining process's 503 never ran anything (docs/guides/deployment.md "Graceful shutdown"): it
@@ -34,14 +35,20 @@ export interface HttpApp {
 export function createHttpApp(log: Logger, config: ResolvedConfig): HttpApp {
   let closing = false;
   const trustRequestId = config.requestId.trustIncoming;
-  const setFixedHeaders = fixedHeaders(config.headers);
-  // On the raw response, so that answers written past Fastify (the proxy, streams) carry
-  // them too; one hook for both, as every request pays for each hook it passes.
+  const fixed = fixedAnswerHeaders(config.headers);
+  // The server's responses add these headers to whatever head they write
+  // (src/http/answer-headers.ts); an injected request's response (the testing kit's) is
+  // light-my-request's own, so it gets them set here.
   const stampAnswer = (raw: ServerResponse, requestId: string) => {
+    if (isStamping(raw)) {
+      raw.requestId = requestId;
+      return;
+    }
     raw.setHeader("x-request-id", requestId);
-    setFixedHeaders?.(raw);
+    for (const [name, value] of fixed) raw.setHeader(name, value);
   };
   const app = Fastify({
+    http: { ServerResponse: stampingResponseClass(fixed) },
     loggerInstance: log,
     // Each RPC call logs its own single event; Fastify's per-request lines would double it.
     logController: new LogController({ disableRequestLogging: true }),

@@ -11,22 +11,16 @@
  * blocks the inline `style` attributes viewers are full of.
  */
 import { randomBytes } from "node:crypto";
-import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
 import type { HeaderSettings } from "../config/resolve.js";
+import type { FixedHeaders } from "./answer-headers.js";
 
-/**
- * Writes the headers every answer carries, or null when both are turned off. They go on
- * the raw response, so that answers written by hand (the proxy, streams) carry them too.
- */
-export function fixedHeaders(settings: HeaderSettings): ((res: ServerResponse) => void) | null {
+/** The headers every answer carries (src/http/answer-headers.ts), as `[name, value]` pairs. */
+export function fixedAnswerHeaders(settings: HeaderSettings): FixedHeaders {
   const headers: Array<readonly [string, string]> = [];
   if (settings.noSniff) headers.push(["x-content-type-options", "nosniff"]);
   if (settings.referrerPolicy !== false) headers.push(["referrer-policy", settings.referrerPolicy]);
-  if (headers.length === 0) return null;
-  return (res) => {
-    for (const [name, value] of headers) res.setHeader(name, value);
-  };
+  return headers;
 }
 
 /** A page's CSP, made once at start; only the nonce changes per response. */

@@ -101,4 +101,9 @@ export interface RouteContext {
   signal: AbortSignal;
   kind: "plugin" | "module";
   itemId: string;
+  /**
+   * The request's id (docs/reference/log-events.md "Request ids"): the `reqId` of `log`'s
+   * lines, and the `X-Request-Id` the answer carries unless the handler sets its own.
+   */
+  requestId: string;
 }

@@ -150,7 +150,7 @@ export function applyStaticHeaders(headers: Record<string, string>, staticHeader
 
 /**
  * The upstream's answer headers as sent to the client. The answer carries this server's
- * `X-Request-Id` (set on the response before forwarding), not one the upstream chose. Its
+ * `X-Request-Id` (added as the head is written, src/http/answer-headers.ts), not one the upstream chose. Its
  * `Access-Control-*` headers are
  * dropped: who may read the proxy's answers cross-origin is this server's decision
  * (`server.allowedOrigins`, src/http/cors.ts), and an upstream's `*` would replace it.

@@ -91,6 +91,7 @@ async function dispatch(route: ServerRoute, request: FastifyRequest, reply: Fast
     signal: aborter.signal,
     kind: route.kind,
     itemId: route.id,
+    requestId: request.id,
   };
   try {
     await route.handler(ctx, new URL(req.url ?? "/", origin), route.prefix);

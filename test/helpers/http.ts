@@ -64,6 +64,8 @@ export async function rpc(url: string, path: string, options: RpcOptions = {}): 
 export interface RawAnswer {
   status: number;
   headers: IncomingHttpHeaders;
+  /** The header lines as sent: `[name, value, name, value, ...]`, repeats kept. */
+  rawHeaders: string[];
   body: string;
   json: any;
 }
@@ -102,7 +104,7 @@ export function send(url: string, path: string, options: RawOptions = {}): Promi
         } catch {
           json = null;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body, json });
       });
       res.on("error", reject);
     });

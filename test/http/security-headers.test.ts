@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseConfig } from "../../dist/config/load.js";
 import type { AppConfigInput } from "../../dist/config/schema.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { openViewer, rpc, send, type Viewer } from "../helpers/http.js";
+import { openViewer, rpc, send, type RawAnswer, type Viewer } from "../helpers/http.js";
 import { openStream } from "../helpers/stream.js";
 import { TestUpstream } from "../helpers/upstream.js";
 
@@ -46,6 +46,17 @@ describe("headers on every answer", () => {
       health: await send(app.url, "/health/live"),
       missing: await send(app.url, "/nope.txt"),
       badUrl: await send(app.url, "/%zz"),
+      download: await send(app.url, "/__rpc/plugin/probe/report", { method: "POST", viewer, body: "{}", headers: { "content-type": "application/json" } }),
+      ownObject: await send(app.url, "/own/object"),
+      ownFlat: await send(app.url, "/own/flat"),
+      ownReason: await send(app.url, "/own/reason"),
+      ownImplicit: await send(app.url, "/own/implicit"),
+      ownFlushed: await send(app.url, "/own/flushed"),
+      ownCookies: await send(app.url, "/own/cookies"),
+      ownPairs: await send(app.url, "/own/pairs"),
+      ownNoReason: await send(app.url, "/own/no-reason"),
+      ownWriteHeader: await send(app.url, "/own/write-header"),
+      ownSetThenObject: await send(app.url, "/own/set-then-object"),
     };
     const stream = await openStream(app.url, "plugin/probe/words", { viewer });
     await stream.finished;
@@ -60,6 +71,37 @@ describe("headers on every answer", () => {
     // The answers themselves are what they were.
     expect([answers.proxied.status, answers.proxyRefused.status, answers.badUrl.status, answers.missing.status]).toEqual([200, 401, 400, 404]);
     expect(stream.records.at(-1)).toMatchObject({ done: true, result: { words: 3 } });
+    expect([answers.download.status, answers.download.headers["content-disposition"], answers.download.body]).toEqual([200, "attachment; filename=\"report.csv\"; filename*=UTF-8''report.csv", "a,b\n1,2\n"]);
+    expect([answers.ownObject.headers["content-type"], answers.ownFlat.headers["content-type"], answers.ownFlat.headers["x-extra"], answers.ownReason.status, answers.ownImplicit.headers["content-type"], answers.ownFlushed.body]).toEqual(["text/plain", "text/plain", "1", 200, "text/plain", "own"]);
+    // What the route wrote itself is sent as it wrote it, whichever form it gave writeHead.
+    const own = (answer: RawAnswer) => [answer.status, answer.headers["content-type"], answer.headers["set-cookie"], answer.headers["x-extra"]];
+    expect([answers.ownCookies, answers.ownPairs, answers.ownNoReason, answers.ownWriteHeader, answers.ownSetThenObject].map(own)).toEqual([
+      [200, "text/plain", ["a=1", "b=2"], undefined],
+      [200, "text/plain", ["a=1", "b=2"], undefined],
+      [200, "text/plain", undefined, "2"],
+      [200, "text/plain", undefined, undefined],
+      [200, "text/plain", undefined, "3"],
+    ]);
+    // Each once, with the request's id, however the answer was written.
+    for (const [name, answer] of Object.entries(answers)) {
+      const written = answer.rawHeaders.filter((_, i) => i % 2 === 0).map((header) => header.toLowerCase());
+      const once = ["x-request-id", "x-content-type-options", "referrer-policy"].map((header) => written.filter((seen) => seen === header).length);
+      expect([name, once, answer.headers["x-request-id"]]).toEqual([name, [1, 1, 1], expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    }
+  });
+
+  it("give a server route the request's id as ctx.requestId, the one its answer carries", async () => {
+    const answer = await send(app.url, "/own/id", { headers: { "x-request-id": "route-call-1" } });
+    expect([answer.headers["x-request-id"], answer.json]).toEqual(["route-call-1", { requestId: "route-call-1", onResponse: null }]);
+  });
+
+  it("leave a header the answer sets itself as it set it, in whatever case", async () => {
+    for (const path of ["/own/cased", "/own/set-before"]) {
+      const answer = await send(app.url, path, { headers: { "x-request-id": "from-client" } });
+      const written = answer.rawHeaders.filter((_, i) => i % 2 === 0).map((header) => header.toLowerCase());
+      const once = ["x-request-id", "x-content-type-options", "referrer-policy"].map((header) => written.filter((seen) => seen === header).length);
+      expect([path, once, answer.headers["referrer-policy"], answer.headers["x-request-id"]]).toEqual([path, [1, 1, 1], "no-referrer", "chosen-by-route"]);
+    }
   });
 
   it("put a CSP with a fresh nonce on pages, and that nonce on every script of the page", async () => {
