@@ -12,12 +12,9 @@
  * (docs/reference/benchmarks.md "Figures").
  */
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse as NodeServerResponse } from "node:http";
-import { createRequire } from "node:module";
+import { nodeHttp } from "./node-http.js";
 
-// require(), not `import … from "node:http"`: on Node 22 and 24 an ES module import of
-// node:http loads Node's bundled undici (its WebSocket exports), which the server never
-// needs at start (test/app/demo-loads.test.ts).
-const { ServerResponse } = createRequire(import.meta.url)("node:http") as typeof import("node:http");
+const { ServerResponse } = nodeHttp;
 type ServerResponse = NodeServerResponse;
 
 type Headers = OutgoingHttpHeaders | OutgoingHttpHeader[];

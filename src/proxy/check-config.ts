@@ -3,17 +3,14 @@
  * boot hooks have registered their verifiers, so every mistake stops the start with a
  * message naming the key instead of answering 500 at the first request.
  */
-import { createRequire } from "node:module";
 import type { ResolvedConfig } from "../config/resolve.js";
 import { StartupError } from "../errors/http-error.js";
 import type { VerifierRegistry } from "../auth/verifier-registry.js";
 import { STATIC_HEADERS_REFUSED } from "./headers.js";
 import { proxyAuthEnabled, proxyVerifierSettings, type ProxyVerifier } from "../auth/verifier-types.js";
+import { nodeHttp } from "../http/node-http.js";
 
-// require(), not `import … from "node:http"`: on Node 22 and 24 an ES module import of
-// node:http reads every export, `WebSocket` among them, and that loads Node's bundled
-// undici (fetch, WebSocket, about 1.5 MB of heap) into a server that never uses it.
-const { validateHeaderName, validateHeaderValue } = createRequire(import.meta.url)("node:http") as typeof import("node:http");
+const { validateHeaderName, validateHeaderValue } = nodeHttp;
 
 export function checkProxyConfig(config: ResolvedConfig, proxyVerifiers: VerifierRegistry<ProxyVerifier>): void {
   for (const [alias, proxy] of config.proxies) {
